@@ -1,0 +1,94 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+)
+
+// Delete removes the document ref names, owned by ref.Owner (the context's
+// principal when empty), durably, with a receipt. The blob's bytes are
+// removed with the last reference to them; Compact then drops them from
+// disk. A document that does not exist, or is not the owner's, is
+// ErrNotFound.
+func (s *Store) Delete(ctx context.Context, ref Ref) error {
+	owner := ref.Owner
+	if owner == "" {
+		owner = Principal(ctx)
+	}
+	num := ref.Num
+	if num == 0 {
+		v, found, err := s.kv.get(AppendIDKey(nil, ref.ID, owner), nil)
+		if err != nil {
+			return fmt.Errorf("store: delete: %w", err)
+		}
+		if !found {
+			return ErrNotFound
+		}
+		num = binary.BigEndian.Uint32(v)
+	}
+	s.mu.Lock()
+	if err := s.checkOpen(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	m := s.newMutation(ctx)
+	if err := m.delete(num, owner, ref); err != nil {
+		s.mu.Unlock()
+		m.b.close()
+		return err
+	}
+	return m.finish()
+}
+
+func (m *mutation) delete(num uint32, owner string, ref Ref) error {
+	v, found, err := m.b.get(AppendDocKey(nil, num), nil)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return ErrNotFound
+	}
+	rec, err := decodeRecord(v)
+	if err != nil {
+		return err
+	}
+	if rec.owner != owner || (!ref.ID.IsZero() && rec.id != ref.ID) {
+		return ErrNotFound
+	}
+	b := m.b
+	_ = b.del(AppendDocKey(nil, num))
+	_ = b.del(AppendIDKey(nil, rec.id, rec.owner))
+	if rec.naturalKey != "" {
+		_ = b.del(AppendNaturalKey(nil, rec.kind, rec.owner, rec.naturalKey))
+	}
+	_ = b.del(AppendKindKey(nil, rec.kind, num))
+	if err := m.dropRef(rec); err != nil {
+		return err
+	}
+	m.appendReceipt(Receipt{Principal: m.principal, Op: "delete", Kind: rec.kind, Owner: rec.owner, Num: num,
+		HashBefore: rec.id.String()})
+	return nil
+}
+
+// dropRef counts one reference less, deleting the blob with the last.
+func (m *mutation) dropRef(rec record) error {
+	n, err := m.refs(rec.id)
+	if err != nil {
+		return err
+	}
+	if n <= 1 {
+		_ = m.b.del(AppendRefsKey(nil, rec.id))
+		return m.b.del(AppendBlobKey(nil, rec.id))
+	}
+	return m.b.set(AppendRefsKey(nil, rec.id), binary.AppendUvarint(nil, n-1))
+}
+
+// Compact rewrites the database files so that deleted bytes leave the
+// disk. It can take a while on a large store.
+func (s *Store) Compact(ctx context.Context) error {
+	if err := s.kv.compact(); err != nil {
+		return fmt.Errorf("store: compact: %w", err)
+	}
+	return nil
+}

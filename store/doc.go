@@ -1,0 +1,18 @@
+// Package store is aqlstore's database: content-addressed documents in
+// Pebble, with dense document numbers, natural keys, tenants and a
+// hash-chained receipt for every mutation.
+//
+// There are only a few types in store: Store (an open database), Document
+// (what Put takes), Ref (what names a stored document) and Doc (what a
+// reader gets back), plus Receipt and the reports of Stats and Verify.
+//
+// Every mutation is one Pebble batch: a document's blob, record, keys and
+// receipt commit together or not at all, and are synced to disk before Put
+// or Delete returns (unless Options.NoSync). Identical content is stored
+// once and reference counted. Each document has an owner (a tenant DID, or
+// Public); a context carries the principal that reads (WithPrincipal), and a
+// reader sees public documents and its own, never another tenant's.
+//
+// The key layout is documented in keys.go; Pebble itself is touched only in
+// kv.go. Values returned by the Store are copies owned by the caller.
+package store

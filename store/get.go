@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// Get returns the document ref names, if the context's principal may see
+// it. A Ref with Num set is looked up by number (and its ID, when set, must
+// match); otherwise by ID, preferring the principal's own copy to the
+// public one. A document the reader may not see is ErrNotFound, exactly
+// like one that does not exist.
+func (s *Store) Get(ctx context.Context, ref Ref) (*Doc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	principal := Principal(ctx)
+	if ref.Num == 0 {
+		num, err := s.numByID(ref.ID, principal)
+		if err != nil {
+			return nil, err
+		}
+		ref.Num = num
+	}
+	doc, err := s.docByNum(ref.Num)
+	if err != nil {
+		return nil, err
+	}
+	if !visible(principal, doc.Owner) || (!ref.ID.IsZero() && ref.ID != doc.ID) {
+		return nil, ErrNotFound
+	}
+	return doc, nil
+}
+
+// Lookup returns the document of kind whose natural key is key: the
+// principal's own, else the public one.
+func (s *Store) Lookup(ctx context.Context, kind canon.Kind, key string) (*Doc, error) {
+	for _, owner := range readOwners(Principal(ctx)) {
+		v, found, err := s.kv.get(AppendNaturalKey(nil, kind, owner, key), nil)
+		if err != nil {
+			return nil, fmt.Errorf("store: lookup: %w", err)
+		}
+		if found {
+			return s.docByNum(binary.BigEndian.Uint32(v))
+		}
+	}
+	return nil, ErrNotFound
+}
+
+// readOwners lists the owners whose documents principal reads, own first.
+func readOwners(principal string) []string {
+	if principal == Public {
+		return []string{Public}
+	}
+	return []string{principal, Public}
+}
+
+func (s *Store) numByID(id canon.ContentID, principal string) (uint32, error) {
+	for _, owner := range readOwners(principal) {
+		v, found, err := s.kv.get(AppendIDKey(nil, id, owner), nil)
+		if err != nil {
+			return 0, fmt.Errorf("store: get: %w", err)
+		}
+		if found {
+			return binary.BigEndian.Uint32(v), nil
+		}
+	}
+	return 0, ErrNotFound
+}
+
+// docByNum reads a document's record and body, without a visibility check.
+func (s *Store) docByNum(num uint32) (*Doc, error) {
+	v, found, err := s.kv.get(AppendDocKey(nil, num), nil)
+	if err != nil {
+		return nil, fmt.Errorf("store: get %d: %w", num, err)
+	}
+	if !found {
+		return nil, ErrNotFound
+	}
+	rec, err := decodeRecord(v)
+	if err != nil {
+		return nil, err
+	}
+	return s.docFromRecord(num, &rec)
+}
+
+func (s *Store) docFromRecord(num uint32, rec *record) (*Doc, error) {
+	blob, found, err := s.kv.get(AppendBlobKey(nil, rec.id), nil)
+	if err != nil {
+		return nil, fmt.Errorf("store: read blob %s: %w", rec.id, err)
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: document %d names blob %s, which is missing", ErrCorrupt, num, rec.id)
+	}
+	body, err := decodeBlob(nil, blob)
+	if err != nil {
+		return nil, fmt.Errorf("document %d: %w", num, err)
+	}
+	sig, err := rec.decodeSignals()
+	if err != nil {
+		return nil, err
+	}
+	return &Doc{Ref: rec.ref(num), NaturalKey: rec.naturalKey, Body: body, Signals: sig, Seq: rec.seq}, nil
+}

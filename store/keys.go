@@ -1,0 +1,99 @@
+package store
+
+import (
+	"encoding/binary"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// Key families. Every key aqlstore writes starts with one of these bytes;
+// this table is the only place the layout is written down.
+//
+//	prefix  key layout                                    value
+//	'M'     'M' name                                      meta value (see meta*)
+//	'B'     'B' id[32]                                    blob: codec byte, payload
+//	'R'     'R' id[32]                                    reference count, uvarint
+//	'D'     'D' num[4]                                    document record (record.go)
+//	'I'     'I' id[32] owner                              num[4]: content id + owner → number
+//	'N'     'N' kind 0x00 owner 0x00 natural key          num[4]: natural key → number
+//	'K'     'K' kind 0x00 num[4]                          empty: documents by kind
+//	'C'     'C' seq[8]                                    receipt, RFC 8785 JSON
+//	'X'     reserved for index postings (package index)
+//
+// Numbers are big-endian so that keys sort in numeric order. Kinds and
+// owners never contain 0x00 (Put refuses such owners; kinds are fixed names).
+const (
+	prefixMeta    byte = 'M'
+	prefixBlob    byte = 'B'
+	prefixRefs    byte = 'R'
+	prefixDoc     byte = 'D'
+	prefixID      byte = 'I'
+	prefixNatural byte = 'N'
+	prefixKind    byte = 'K'
+	prefixReceipt byte = 'C'
+)
+
+// Meta keys.
+var (
+	metaFormat    = []byte("Mformat")     // uvarint format version
+	metaNextNum   = []byte("Mnext_num")   // num[4]: the next document number
+	metaChainHead = []byte("Mchain_head") // seq[8] hash[32]: the last receipt
+)
+
+// formatVersion is written on init and checked on open.
+const formatVersion = 1
+
+// AppendBlobKey appends the blob key of id to dst.
+func AppendBlobKey(dst []byte, id canon.ContentID) []byte {
+	return append(append(dst, prefixBlob), id[:]...)
+}
+
+// AppendRefsKey appends the reference-count key of id to dst.
+func AppendRefsKey(dst []byte, id canon.ContentID) []byte {
+	return append(append(dst, prefixRefs), id[:]...)
+}
+
+// AppendDocKey appends the document-record key of num to dst.
+func AppendDocKey(dst []byte, num uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, prefixDoc), num)
+}
+
+// AppendIDKey appends the key mapping (id, owner) to a number.
+func AppendIDKey(dst []byte, id canon.ContentID, owner string) []byte {
+	return append(append(append(dst, prefixID), id[:]...), owner...)
+}
+
+// AppendNaturalKey appends the key of a natural key in (kind, owner).
+func AppendNaturalKey(dst []byte, kind canon.Kind, owner, key string) []byte {
+	dst = append(append(dst, prefixNatural), kind...)
+	dst = append(append(append(dst, 0), owner...), 0)
+	return append(dst, key...)
+}
+
+// AppendKindKey appends the key listing document num under kind.
+func AppendKindKey(dst []byte, kind canon.Kind, num uint32) []byte {
+	dst = append(append(append(dst, prefixKind), kind...), 0)
+	return binary.BigEndian.AppendUint32(dst, num)
+}
+
+// AppendKindPrefix appends the prefix of every key of kind.
+func AppendKindPrefix(dst []byte, kind canon.Kind) []byte {
+	return append(append(append(dst, prefixKind), kind...), 0)
+}
+
+// AppendReceiptKey appends the key of receipt seq.
+func AppendReceiptKey(dst []byte, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixReceipt), seq)
+}
+
+// prefixEnd returns the smallest key greater than every key with prefix p.
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// kv is the one place that touches Pebble. It maps pebble.ErrNotFound to a
+// found flag and copies every value before its closer closes, so that no
+// Pebble-owned byte slice escapes it.
+type kv struct {
+	db *pebble.DB
+}
+
+// openKV opens (creating if needed) the Pebble database in dir. The
+// defaults Pebble ships are tuned for a server with a large write stream to
+// absorb; ours: a bigger memtable for bulk ingest, bloom filters because
+// most reads are point lookups of keys that exist, and block compression
+// chosen by Options.
+func openKV(dir string, o *Options) (*kv, error) {
+	po := &pebble.Options{
+		FS:                          o.FS,
+		CacheSize:                   o.CacheSize,
+		MemTableSize:                o.MemTableSize,
+		MemTableStopWritesThreshold: 4,
+		L0CompactionThreshold:       4,
+		L0StopWritesThreshold:       24,
+		Logger:                      pebbleLogger{o.Logger},
+	}
+	if po.FS == nil {
+		po.FS = vfs.Default
+	}
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		po.Levels[i].BlockSize = 16 << 10
+	}
+	switch o.BlockCompression {
+	case "none":
+		po.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
+	case "snappy":
+		po.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionFastest })
+	case "zstd":
+		po.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionGood })
+	}
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
+	}
+	return &kv{db: db}, nil
+}
+
+func (k *kv) close() error { return k.db.Close() }
+
+// get returns a copy of the value of key, appended to dst.
+func get(r interface {
+	Get([]byte) ([]byte, ioCloser, error)
+}, key, dst []byte) ([]byte, bool, error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return dst, false, nil
+	}
+	if err != nil {
+		return dst, false, err
+	}
+	dst = append(dst, v...)
+	return dst, true, closer.Close()
+}
+
+type ioCloser = interface{ Close() error }
+
+// dbReader adapts *pebble.DB to the get helper.
+type dbReader struct{ db *pebble.DB }
+
+func (r dbReader) Get(key []byte) ([]byte, ioCloser, error) { return r.db.Get(key) }
+
+// batchReader adapts an indexed *pebble.Batch (reads see its own writes).
+type batchReader struct{ b *pebble.Batch }
+
+func (r batchReader) Get(key []byte) ([]byte, ioCloser, error) { return r.b.Get(key) }
+
+// get reads key from the committed database.
+func (k *kv) get(key, dst []byte) ([]byte, bool, error) { return get(dbReader{k.db}, key, dst) }
+
+// batch is a set of writes that commit together or not at all. Reads
+// through it see its own writes.
+type batch struct {
+	b     *pebble.Batch
+	async bool // applied with ApplyNoSyncWait: wait must SyncWait
+}
+
+func (k *kv) newBatch() *batch { return &batch{b: k.db.NewIndexedBatch()} }
+
+func (b *batch) get(key, dst []byte) ([]byte, bool, error) { return get(batchReader{b.b}, key, dst) }
+func (b *batch) set(key, value []byte) error                { return b.b.Set(key, value, nil) }
+func (b *batch) del(key []byte) error                       { return b.b.Delete(key, nil) }
+func (b *batch) close()                                     { _ = b.b.Close() }
+func (b *batch) empty() bool                                { return b.b.Empty() }
+func (b *batch) size() int                                  { return b.b.Len() }
+
+// apply applies b in commit order without waiting for the WAL sync; the
+// caller must call b.wait before acknowledging. Applying under the writer
+// lock and waiting outside it lets concurrent writers share one fsync.
+func (k *kv) apply(b *batch, sync bool) error {
+	if !sync {
+		return k.db.Apply(b.b, pebble.NoSync)
+	}
+	b.async = true
+	return k.db.ApplyNoSyncWait(b.b, pebble.Sync)
+}
+
+// wait blocks until an applied batch is durable, then releases it.
+func (b *batch) wait() error {
+	var err error
+	if b.async {
+		err = b.b.SyncWait()
+	}
+	b.close()
+	return err
+}
+
+// scan calls fn for every key in [start, end) with copies of key and value;
+// fn may keep them. It stops at the first error fn returns, and returns it.
+func (k *kv) scan(start, end []byte, fn func(key, value []byte) error) error {
+	it, err := k.db.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return err
+	}
+	for valid := it.First(); valid; valid = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		if err := fn(append([]byte(nil), it.Key()...), append([]byte(nil), v...)); err != nil {
+			_ = it.Close()
+			return err
+		}
+	}
+	return it.Close()
+}
+
+// compact compacts the whole key space; deleted bytes leave the disk.
+func (k *kv) compact() error {
+	if err := k.db.Flush(); err != nil {
+		return err
+	}
+	return k.db.Compact(context.Background(), []byte{0}, []byte{0xff}, true)
+}
+
+// diskBytes is the size of the database's files on disk.
+func (k *kv) diskBytes() uint64 {
+	m := k.db.Metrics()
+	return m.DiskSpaceUsage()
+}
+
+// pebbleLogger keeps Pebble's informational chatter off stderr, which
+// belongs to the CLI's output, and sends its errors to the store's logger;
+// fatal errors still panic as Pebble requires.
+type pebbleLogger struct{ log *slog.Logger }
+
+func (pebbleLogger) Infof(string, ...interface{}) {}
+func (l pebbleLogger) Errorf(format string, args ...interface{}) {
+	l.log.Error("pebble: " + fmt.Sprintf(format, args...))
+}
+func (pebbleLogger) Fatalf(format string, args ...interface{}) {
+	panic(fmt.Sprintf("pebble: "+format, args...))
+}

@@ -1,0 +1,82 @@
+package store
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Options configure a Store. A nil *Options means the defaults; a zero field
+// means its default (see EnsureDefaults).
+type Options struct {
+	// Limits bound every document Put accepts.
+	Limits canon.Limits
+	// NoSync skips the fsync before a mutation returns. Only for tests and
+	// throwaway stores: a crash may then lose acknowledged writes.
+	NoSync bool
+	// BlobCompression is how document bytes are compressed inside their
+	// blob: "none" (default; Pebble's block compression then sees many
+	// similar documents at once) or "zstd" (one zstd frame per document).
+	// The measurements behind the default are in BenchmarkCompression.
+	BlobCompression string
+	// BlockCompression is Pebble's block compression: "zstd" (default),
+	// "snappy" or "none".
+	BlockCompression string
+	// CacheSize is Pebble's block cache in bytes (default 64 MiB).
+	CacheSize int64
+	// MemTableSize is Pebble's memtable in bytes (default 64 MiB; Pebble's
+	// own 4 MiB default stalls bulk ingest).
+	MemTableSize uint64
+	// MaxBatchBytes bounds one PutBatch's encoded size (default 256 MiB).
+	MaxBatchBytes int
+	// Logger receives background errors (default: discard).
+	Logger *slog.Logger
+	// FS is the file system Pebble uses (default: the OS). Tests inject
+	// faults through it.
+	FS vfs.FS
+}
+
+// EnsureDefaults fills zero fields with their defaults and returns o.
+func (o *Options) EnsureDefaults() *Options {
+	o.Limits.EnsureDefaults()
+	if o.BlobCompression == "" {
+		o.BlobCompression = "none"
+	}
+	if o.BlockCompression == "" {
+		o.BlockCompression = "zstd"
+	}
+	if o.CacheSize == 0 {
+		o.CacheSize = 64 << 20
+	}
+	if o.MemTableSize == 0 {
+		o.MemTableSize = 64 << 20
+	}
+	if o.MaxBatchBytes == 0 {
+		o.MaxBatchBytes = 256 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}
+
+// Validate reports the first option that is out of range.
+func (o *Options) Validate() error {
+	switch o.BlobCompression {
+	case "zstd", "none":
+	default:
+		return fmt.Errorf("%w: BlobCompression %q: want zstd or none", ErrInvalid, o.BlobCompression)
+	}
+	switch o.BlockCompression {
+	case "snappy", "zstd", "none":
+	default:
+		return fmt.Errorf("%w: BlockCompression %q: want snappy, zstd or none", ErrInvalid, o.BlockCompression)
+	}
+	if o.CacheSize < 0 || o.MaxBatchBytes < 0 {
+		return fmt.Errorf("%w: CacheSize and MaxBatchBytes must not be negative", ErrInvalid)
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// Document is what Put stores.
+type Document struct {
+	Body    []byte         // JSON in any formatting; canonicalized by Put
+	Kind    canon.Kind     // "" detects the kind (canon.DetectKind)
+	Owner   string         // "" means the context's principal
+	Signals *canon.Signals // optional; overrides signals given in the candidate shape
+}
+
+// Put stores one document durably: when Put returns nil the document, its
+// keys and its receipt are on disk. Putting the identical document again is
+// idempotent and returns the same Ref. Different content under a used
+// natural key is a *ConflictError.
+func (s *Store) Put(ctx context.Context, doc Document) (Ref, error) {
+	refs, err := s.PutBatch(ctx, []Document{doc})
+	if err != nil {
+		if be, ok := err.(*BatchError); ok {
+			return Ref{}, be.Err
+		}
+		return Ref{}, err
+	}
+	return refs[0], nil
+}
+
+// BatchError says which document of a batch failed; nothing of the batch
+// was stored.
+type BatchError struct {
+	Index int // position in the batch, from 0
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("document %d: %v", e.Index, e.Err) }
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// PutBatch stores docs in one atomic, durable commit: all of them or, on
+// any error, none. Errors are *BatchError naming the failing document.
+func (s *Store) PutBatch(ctx context.Context, docs []Document) ([]Ref, error) {
+	parsed := make([]*canon.Document, len(docs))
+	owners := make([]string, len(docs))
+	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p, err := canon.ParseDocument(d.Body, d.Kind, &s.opts.Limits)
+		if err != nil {
+			return nil, &BatchError{Index: i, Err: err}
+		}
+		if d.Signals != nil {
+			p.Signals = d.Signals
+		}
+		owners[i] = d.Owner
+		if owners[i] == "" {
+			owners[i] = Principal(ctx)
+		}
+		if err := checkOwner(owners[i]); err != nil {
+			return nil, &BatchError{Index: i, Err: err}
+		}
+		parsed[i] = p
+	}
+	return s.commitPuts(ctx, parsed, owners)
+}
+
+// commitPuts writes parsed documents in one batch under the writer lock and
+// waits for the fsync outside it.
+func (s *Store) commitPuts(ctx context.Context, docs []*canon.Document, owners []string) ([]Ref, error) {
+	s.mu.Lock()
+	if err := s.checkOpen(); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	m := s.newMutation(ctx)
+	refs := make([]Ref, len(docs))
+	for i, d := range docs {
+		ref, err := m.put(d, owners[i])
+		if err != nil {
+			s.mu.Unlock()
+			m.b.close()
+			return nil, &BatchError{Index: i, Err: err}
+		}
+		refs[i] = ref
+	}
+	if err := m.finish(); err != nil {
+		return nil, err
+	}
+	return refs, nil
+}
+
+// mutation is one batch being built under the writer lock. It carries the
+// next number and chain head as they will be once the batch commits.
+type mutation struct {
+	s         *Store
+	b         *batch
+	principal string
+	nextNum   uint32
+	head      chainHead
+	buf       []byte
+}
+
+func (s *Store) newMutation(ctx context.Context) *mutation {
+	return &mutation{s: s, b: s.kv.newBatch(), principal: Principal(ctx), nextNum: s.nextNum, head: s.head}
+}
+
+// finish applies the batch, publishes the new counters, releases the writer
+// lock and waits for durability. The caller holds s.mu; finish unlocks it.
+func (m *mutation) finish() error {
+	s := m.s
+	if m.b.empty() {
+		s.mu.Unlock()
+		m.b.close()
+		return nil
+	}
+	if m.nextNum != s.nextNum {
+		_ = m.b.set(metaNextNum, binary.BigEndian.AppendUint32(nil, m.nextNum))
+	}
+	if m.head != s.head {
+		_ = m.b.set(metaChainHead, m.head.append(nil))
+	}
+	if err := s.kv.apply(m.b, !s.opts.NoSync); err != nil {
+		s.mu.Unlock()
+		m.b.close()
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	s.nextNum, s.head = m.nextNum, m.head
+	s.mu.Unlock()
+	if err := m.b.wait(); err != nil {
+		return fmt.Errorf("store: sync: %w", err)
+	}
+	return nil
+}
+
+// put adds one document to the mutation, or returns the existing Ref when
+// the same owner already stores the same content.
+func (m *mutation) put(d *canon.Document, owner string) (Ref, error) {
+	id := d.ID()
+	if ref, found, err := m.existing(id, d, owner); found || err != nil {
+		return ref, err
+	}
+	if d.NaturalKey != "" {
+		if err := m.checkNaturalKey(id, d, owner); err != nil {
+			return Ref{}, err
+		}
+	}
+	if m.nextNum == 0 {
+		return Ref{}, fmt.Errorf("%w: the store has used every document number", ErrInvalid)
+	}
+	num := m.nextNum
+	m.nextNum++
+	if err := m.addRef(id, d.Canonical); err != nil {
+		return Ref{}, err
+	}
+	r := Receipt{Principal: m.principal, Op: "put", Kind: d.Kind, Owner: owner, Num: num, HashAfter: id.String()}
+	rec := record{id: id, kind: d.Kind, owner: owner, naturalKey: d.NaturalKey,
+		signals: encodeSignals(d.Signals), seq: m.head.seq + 1}
+	b := m.b
+	_ = b.set(AppendDocKey(m.buf[:0], num), rec.append(nil))
+	_ = b.set(AppendIDKey(nil, id, owner), binary.BigEndian.AppendUint32(nil, num))
+	if d.NaturalKey != "" {
+		_ = b.set(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
+	}
+	_ = b.set(AppendKindKey(nil, d.Kind, num), nil)
+	m.appendReceipt(r)
+	return rec.ref(num), nil
+}
+
+// existing looks for the same content under the same owner.
+func (m *mutation) existing(id canon.ContentID, d *canon.Document, owner string) (Ref, bool, error) {
+	v, found, err := m.b.get(AppendIDKey(nil, id, owner), nil)
+	if err != nil || !found {
+		return Ref{}, false, err
+	}
+	num := binary.BigEndian.Uint32(v)
+	rec, err := m.record(num)
+	if err != nil {
+		return Ref{}, false, err
+	}
+	if rec.kind != d.Kind {
+		return Ref{}, false, &ConflictError{Existing: id.String(), Incoming: id.String(),
+			Reason: fmt.Sprintf("this content is already stored as kind %s, not %s", rec.kind, d.Kind)}
+	}
+	return rec.ref(num), true, nil
+}
+
+func (m *mutation) checkNaturalKey(id canon.ContentID, d *canon.Document, owner string) error {
+	v, found, err := m.b.get(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), nil)
+	if err != nil || !found {
+		return err
+	}
+	rec, err := m.record(binary.BigEndian.Uint32(v))
+	if err != nil {
+		return err
+	}
+	return &ConflictError{Kind: string(d.Kind), NaturalKey: d.NaturalKey, Existing: rec.id.String(), Incoming: id.String()}
+}
+
+func (m *mutation) record(num uint32) (record, error) {
+	v, found, err := m.b.get(AppendDocKey(nil, num), nil)
+	if err != nil {
+		return record{}, err
+	}
+	if !found {
+		return record{}, fmt.Errorf("%w: document %d is referenced but has no record", ErrCorrupt, num)
+	}
+	return decodeRecord(v)
+}
+
+// addRef counts one more reference to a blob, writing it on the first.
+func (m *mutation) addRef(id canon.ContentID, canonical []byte) error {
+	n, err := m.refs(id)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		_ = m.b.set(AppendBlobKey(nil, id), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
+	}
+	return m.b.set(AppendRefsKey(nil, id), binary.AppendUvarint(nil, n+1))
+}
+
+func (m *mutation) refs(id canon.ContentID) (uint64, error) {
+	v, found, err := m.b.get(AppendRefsKey(nil, id), nil)
+	if err != nil || !found {
+		return 0, err
+	}
+	n, k := binary.Uvarint(v)
+	if k <= 0 {
+		return 0, fmt.Errorf("%w: reference count of %s", ErrCorrupt, id)
+	}
+	return n, nil
+}
+
+// appendReceipt chains r after the mutation's head and writes it.
+func (m *mutation) appendReceipt(r Receipt) {
+	r = m.head.next(r)
+	body := r.appendJSON(nil)
+	_ = m.b.set(AppendReceiptKey(nil, r.Seq), body)
+	m.head = chainHead{seq: r.Seq, hash: sha256.Sum256(body)}
+}

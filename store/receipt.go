@@ -1,0 +1,97 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// Receipt records one mutation. Receipts form a hash chain: each names the
+// sha256 of the previous receipt's bytes, so the history can be verified
+// end to end and no receipt can be changed or dropped unnoticed.
+type Receipt struct {
+	Seq        uint64 // 1, 2, 3, … with no gaps
+	Principal  string // who asked for the mutation
+	Op         string // "put" or "delete"
+	Kind       canon.Kind
+	Owner      string
+	Num        uint32
+	HashBefore string // content id before the mutation, "" when none
+	HashAfter  string // content id after the mutation, "" when none
+	Prev       string // hex sha256 of the previous receipt, zeros for the first
+}
+
+// genesis is the Prev of the first receipt.
+var genesis = [sha256.Size]byte{}
+
+// appendJSON appends the receipt's RFC 8785 bytes, which are what is stored
+// and hashed.
+func (r *Receipt) appendJSON(dst []byte) []byte {
+	m := map[string]any{
+		"seq":         canon.Number(strconv.FormatUint(r.Seq, 10)),
+		"principal":   r.Principal,
+		"op":          r.Op,
+		"kind":        string(r.Kind),
+		"owner":       r.Owner,
+		"num":         canon.Number(strconv.FormatUint(uint64(r.Num), 10)),
+		"hash_before": r.HashBefore,
+		"hash_after":  r.HashAfter,
+		"prev":        r.Prev,
+	}
+	return canon.AppendValue(dst, m)
+}
+
+// parseReceipt decodes stored receipt bytes.
+func parseReceipt(b []byte) (*Receipt, error) {
+	v, err := canon.Decode(b, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: receipt: %v", ErrCorrupt, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: receipt is not an object", ErrCorrupt)
+	}
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	num := func(k string) uint64 {
+		n, _ := m[k].(canon.Number)
+		u, _ := strconv.ParseUint(string(n), 10, 64)
+		return u
+	}
+	return &Receipt{Seq: num("seq"), Principal: str("principal"), Op: str("op"), Kind: canon.Kind(str("kind")),
+		Owner: str("owner"), Num: uint32(num("num")), HashBefore: str("hash_before"),
+		HashAfter: str("hash_after"), Prev: str("prev")}, nil
+}
+
+// chainHead is the last receipt: its seq and the sha256 of its bytes.
+type chainHead struct {
+	seq  uint64
+	hash [sha256.Size]byte
+}
+
+func (h chainHead) append(dst []byte) []byte {
+	dst = append(dst, byte(h.seq>>56), byte(h.seq>>48), byte(h.seq>>40), byte(h.seq>>32),
+		byte(h.seq>>24), byte(h.seq>>16), byte(h.seq>>8), byte(h.seq))
+	return append(dst, h.hash[:]...)
+}
+
+func decodeChainHead(v []byte) (chainHead, error) {
+	var h chainHead
+	if len(v) != 8+sha256.Size {
+		return h, fmt.Errorf("%w: chain head is %d bytes", ErrCorrupt, len(v))
+	}
+	for _, b := range v[:8] {
+		h.seq = h.seq<<8 | uint64(b)
+	}
+	copy(h.hash[:], v[8:])
+	return h, nil
+}
+
+// next returns the receipt that follows h, with Seq and Prev filled.
+func (h chainHead) next(r Receipt) Receipt {
+	r.Seq = h.seq + 1
+	r.Prev = hex.EncodeToString(h.hash[:])
+	return r
+}

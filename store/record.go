@@ -1,0 +1,124 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// Ref names one stored document: its content, kind, owner and number.
+type Ref struct {
+	ID    canon.ContentID // sha256 of the canonical bytes
+	Kind  canon.Kind
+	Owner string // tenant DID, or Public
+	Num   uint32 // dense document number, the document's bit in every bitmap
+}
+
+// Public is the owner of documents every reader may see.
+const Public = "public"
+
+// Doc is a stored document as a reader receives it. Its bytes belong to the
+// caller.
+type Doc struct {
+	Ref
+	NaturalKey string
+	Body       []byte         // canonical bytes (RFC 8785 for JSON kinds)
+	Signals    *canon.Signals // nil when the document has none
+	Seq        uint64         // the receipt that stored it
+}
+
+// Value decodes the document's body.
+// The body passed the store's limits when it was put, so it is decoded
+// without them: a store opened later with smaller limits still reads it.
+func (d *Doc) Value() (any, error) {
+	return canon.Decode(d.Body, &canon.Limits{MaxBytes: len(d.Body) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
+}
+
+// record is the value of a 'D' key.
+type record struct {
+	id         canon.ContentID
+	kind       canon.Kind
+	owner      string
+	naturalKey string
+	signals    []byte // JSON of canon.Signals, empty when none
+	seq        uint64
+}
+
+const recordVersion = 1
+
+func (r *record) append(dst []byte) []byte {
+	dst = append(dst, recordVersion)
+	dst = append(dst, r.id[:]...)
+	for _, s := range []string{string(r.kind), r.owner, r.naturalKey, string(r.signals)} {
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
+	}
+	return binary.AppendUvarint(dst, r.seq)
+}
+
+func decodeRecord(v []byte) (record, error) {
+	var r record
+	bad := func(what string) (record, error) { return r, fmt.Errorf("%w: document record: %s", ErrCorrupt, what) }
+	if len(v) < 1+len(r.id) || v[0] != recordVersion {
+		return bad("short or unknown version")
+	}
+	copy(r.id[:], v[1:])
+	v = v[1+len(r.id):]
+	var fields [4]string
+	for i := range fields {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || uint64(len(v)-k) < n {
+			return bad("truncated field")
+		}
+		fields[i] = string(v[k : k+int(n)])
+		v = v[k+int(n):]
+	}
+	r.kind, r.owner, r.naturalKey, r.signals = canon.Kind(fields[0]), fields[1], fields[2], []byte(fields[3])
+	seq, k := binary.Uvarint(v)
+	if k <= 0 {
+		return bad("truncated seq")
+	}
+	r.seq = seq
+	return r, nil
+}
+
+func (r *record) ref(num uint32) Ref { return Ref{ID: r.id, Kind: r.kind, Owner: r.owner, Num: num} }
+
+func (r *record) decodeSignals() (*canon.Signals, error) {
+	if len(r.signals) == 0 {
+		return nil, nil
+	}
+	v, err := canon.Decode(r.signals, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: signals: %v", ErrCorrupt, err)
+	}
+	s, err := canon.ParseSignals(v.(map[string]any))
+	if err != nil {
+		return nil, fmt.Errorf("%w: signals: %v", ErrCorrupt, err)
+	}
+	return s, nil
+}
+
+// encodeSignals returns the JSON stored for s: canonical, with numbers and
+// amounts as they were given.
+func encodeSignals(s *canon.Signals) []byte {
+	if s == nil {
+		return nil
+	}
+	m := map[string]any{}
+	if s.Score != "" {
+		m["score"] = s.Score
+	}
+	if s.Cost != nil {
+		c := map[string]any{"amount": s.Cost.Amount}
+		if s.Cost.Currency != "" {
+			c["currency"] = s.Cost.Currency
+		}
+		m["cost"] = c
+	}
+	if s.Quality != nil {
+		m["quality"] = s.Quality
+	}
+	return canon.AppendValue(nil, m)
+}

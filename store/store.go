@@ -1,0 +1,146 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sync"
+
+)
+
+// Store is an open aqlstore database. It is safe for concurrent use: reads
+// run in parallel; mutations are serialized and share fsyncs.
+type Store struct {
+	dir  string
+	opts Options
+	kv   *kv
+
+	mu      sync.Mutex // serializes mutations; guards the fields below
+	nextNum uint32
+	head    chainHead
+	closed  bool
+}
+
+// Open opens the store in dir, creating it if it does not exist. opts may
+// be nil for the defaults. Opening never re-reads documents.
+func Open(dir string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.EnsureDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.FS == nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("store: create %s: %w", dir, err)
+		}
+	}
+	k, err := openKV(dir, &o)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	s := &Store{dir: dir, opts: o, kv: k}
+	if err := s.loadMeta(); err != nil {
+		_ = k.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// loadMeta reads the format version, next number and chain head, writing
+// them on a new store.
+func (s *Store) loadMeta() error {
+	v, found, err := s.kv.get(metaFormat, nil)
+	if err != nil {
+		return fmt.Errorf("store: read format: %w", err)
+	}
+	if !found {
+		return s.initMeta()
+	}
+	if ver, _ := binary.Uvarint(v); ver != formatVersion {
+		return fmt.Errorf("store: %s has format %d; this build reads format %d", s.dir, ver, formatVersion)
+	}
+	if v, _, err = s.kv.get(metaNextNum, nil); err != nil || len(v) != 4 {
+		return fmt.Errorf("%w: next document number (%v)", ErrCorrupt, err)
+	}
+	s.nextNum = binary.BigEndian.Uint32(v)
+	if v, _, err = s.kv.get(metaChainHead, nil); err != nil {
+		return fmt.Errorf("store: read chain head: %w", err)
+	}
+	s.head, err = decodeChainHead(v)
+	return err
+}
+
+func (s *Store) initMeta() error {
+	b := s.kv.newBatch()
+	s.nextNum = 1 // 0 is never a document: a zero Ref.Num means "unset"
+	_ = b.set(metaFormat, binary.AppendUvarint(nil, formatVersion))
+	_ = b.set(metaNextNum, binary.BigEndian.AppendUint32(nil, s.nextNum))
+	_ = b.set(metaChainHead, s.head.append(nil))
+	if err := s.kv.apply(b, true); err != nil {
+		b.close()
+		return fmt.Errorf("store: init: %w", err)
+	}
+	return b.wait()
+}
+
+// Dir returns the directory the store lives in.
+func (s *Store) Dir() string { return s.dir }
+
+// Close closes the store. Mutations in flight finish first.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if err := s.kv.close(); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+type principalKey struct{}
+
+// WithPrincipal returns a context whose reads and writes act as did (a
+// tenant). Without one, a context acts as Public: it sees public documents
+// only and writes public documents.
+func WithPrincipal(ctx context.Context, did string) context.Context {
+	return context.WithValue(ctx, principalKey{}, did)
+}
+
+// Principal returns the principal a context acts as.
+func Principal(ctx context.Context) string {
+	if p, ok := ctx.Value(principalKey{}).(string); ok && p != "" {
+		return p
+	}
+	return Public
+}
+
+// visible reports whether principal may read a document owned by owner.
+func visible(principal, owner string) bool { return owner == Public || owner == principal }
+
+// checkOwner refuses owners that would break the key layout.
+func checkOwner(owner string) error {
+	if len(owner) > 512 {
+		return fmt.Errorf("%w: owner is %d bytes, over 512", ErrInvalid, len(owner))
+	}
+	for i := 0; i < len(owner); i++ {
+		if owner[i] == 0 {
+			return fmt.Errorf("%w: owner %q contains a NUL byte", ErrInvalid, owner)
+		}
+	}
+	return nil
+}
+
+func (s *Store) checkOpen() error {
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
