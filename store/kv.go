@@ -97,11 +97,11 @@ type batch struct {
 func (k *kv) newBatch() *batch { return &batch{b: k.db.NewIndexedBatch()} }
 
 func (b *batch) get(key, dst []byte) ([]byte, bool, error) { return get(batchReader{b.b}, key, dst) }
-func (b *batch) set(key, value []byte) error                { return b.b.Set(key, value, nil) }
-func (b *batch) del(key []byte) error                       { return b.b.Delete(key, nil) }
-func (b *batch) close()                                     { _ = b.b.Close() }
-func (b *batch) empty() bool                                { return b.b.Empty() }
-func (b *batch) size() int                                  { return b.b.Len() }
+func (b *batch) set(key, value []byte) error               { return b.b.Set(key, value, nil) }
+func (b *batch) del(key []byte) error                      { return b.b.Delete(key, nil) }
+func (b *batch) close()                                    { _ = b.b.Close() }
+func (b *batch) empty() bool                               { return b.b.Empty() }
+func (b *batch) size() int                                 { return b.b.Len() }
 
 // apply applies b in commit order without waiting for the WAL sync; the
 // caller must call b.wait before acknowledging. Applying under the writer

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-
 )
 
 // Store is an open aqlstore database. It is safe for concurrent use: reads
@@ -143,4 +142,3 @@ func (s *Store) checkOpen() error {
 	}
 	return nil
 }
-
