@@ -21,6 +21,9 @@ var (
 	ErrNotCanonicalizable = errors.New("canon: cannot canonicalize")
 	// ErrUnknownKind means a kind name is not one aqlstore knows.
 	ErrUnknownKind = errors.New("canon: unknown kind")
+	// ErrPointer means a JSON Pointer is malformed or over a limit; the
+	// error is a *PointerError naming the segment.
+	ErrPointer = errors.New("canon: invalid pointer")
 	// ErrInvalidDocument means the document is well-formed JSON but breaks a
 	// rule of its kind (a missing natural key, a wrongly typed signal).
 	ErrInvalidDocument = errors.New("canon: invalid document")

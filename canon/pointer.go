@@ -48,6 +48,9 @@ type PointerError struct {
 
 // Error names the pointer and the segment; long pointers are shortened so
 // that a hostile input cannot flood a log line.
+// Unwrap makes every PointerError match ErrPointer.
+func (e *PointerError) Unwrap() error { return ErrPointer }
+
 func (e *PointerError) Error() string {
 	var b strings.Builder
 	b.WriteString("canon: pointer ")
@@ -142,9 +145,10 @@ type Segment struct {
 // immutable and safe for concurrent use. The zero Pointer and a nil
 // *Pointer both address the whole document.
 type Pointer struct {
-	text string
-	segs []Segment
-	wild bool // some segment is * or **
+	text    string
+	segs    []Segment
+	wild    bool  // some segment is * or **
+	descend []int // indices of the ** segments, ascending
 }
 
 // ParsePointer parses s with the default PointerLimits. Errors are
@@ -200,6 +204,9 @@ func parseSegments(s string, n int) (*Pointer, error) {
 			return nil, err
 		}
 		p.wild = p.wild || seg.Kind != SegName
+		if seg.Kind == SegDescend {
+			p.descend = append(p.descend, num-1)
+		}
 		p.segs = append(p.segs, seg)
 		off = end + 1
 	}
@@ -349,7 +356,7 @@ func (p *Pointer) Resolve(doc any, fn func(v any) bool) bool {
 		v, ok := p.lookup(doc)
 		return !ok || fn(v)
 	}
-	w := ptrWalker{segs: p.segs}
+	w := ptrWalker{segs: p.segs, descend: p.descend}
 	return w.walk(doc, fn)
 }
 
@@ -362,7 +369,7 @@ func (p *Pointer) ResolveAll(doc any, dst []any) []any {
 		}
 		return dst
 	}
-	w := ptrWalker{segs: p.segs}
+	w := ptrWalker{segs: p.segs, descend: p.descend}
 	w.walk(doc, func(v any) bool {
 		dst = append(dst, v)
 		return true
@@ -378,7 +385,7 @@ func (p *Pointer) First(doc any) (any, bool) {
 	}
 	var first any
 	found := false
-	w := ptrWalker{segs: p.segs}
+	w := ptrWalker{segs: p.segs, descend: p.descend}
 	w.walk(doc, func(v any) bool {
 		first, found = v, true
 		return false
@@ -442,13 +449,9 @@ type ptrFrame struct {
 	end  int      // children to consider
 }
 
+// walk emits every node of doc that the pointer selects, in pre-order.
 func (w *ptrWalker) walk(doc any, fn func(any) bool) bool {
 	w.words = len(w.segs)/64 + 1 // states 0..len(segs)
-	for i, s := range w.segs {
-		if s.Kind == SegDescend {
-			w.descend = append(w.descend, i)
-		}
-	}
 	w.grow(1)
 	root := &w.frames[0]
 	root.set[0] = 1

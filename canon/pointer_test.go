@@ -593,3 +593,20 @@ func TestSegmentKindString(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkPointerFirst(b *testing.B) {
+	doc := testDecode(b, ptrTestDoc)
+	p := MustParsePointer("/tools/0/tags/1")
+	for b.Loop() {
+		p.First(doc)
+	}
+}
+
+func BenchmarkPointerResolveDescend(b *testing.B) {
+	doc := testDecode(b, ptrTestDoc)
+	p := MustParsePointer("/**/tags/*")
+	var dst []any
+	for b.Loop() {
+		dst = p.ResolveAll(doc, dst[:0])
+	}
+}
