@@ -50,8 +50,7 @@ func ParseKind(s string) (Kind, error) {
 // Document is a parsed, canonical document ready to be stored.
 type Document struct {
 	Kind       Kind
-	Canonical  []byte   // RFC 8785 bytes; what is stored and hashed
-	Value      any      // the decoded document (for the candidate shape, its record)
+	Canonical  []byte   // RFC 8785 bytes; what is stored and hashed (for a candidate, its record)
 	NaturalKey string   // "" when the kind has none
 	Signals    *Signals // ranking signals, nil when none were given
 }
@@ -59,115 +58,132 @@ type Document struct {
 // ID returns the content id of the document's canonical bytes.
 func (d *Document) ID() ContentID { return Sum(d.Canonical) }
 
-// ParseDocument strictly decodes raw, detects its kind when kind is "",
+// Decode returns the decoded document.
+func (d *Document) Decode() (any, error) {
+	return Decode(d.Canonical, &Limits{MaxBytes: len(d.Canonical) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
+}
+
+// ParseDocument strictly validates raw, detects its kind when kind is "",
 // checks the kind's rules and returns the canonical document. lim may be
-// nil for the defaults.
+// nil for the defaults. It builds no tree: kind and keys are read from the
+// canonical bytes.
 func ParseDocument(raw []byte, kind Kind, lim *Limits) (*Document, error) {
 	if kind != "" {
 		if _, err := ParseKind(string(kind)); err != nil {
 			return nil, err
 		}
 	}
-	v, err := Decode(raw, lim)
+	c, err := Canonicalize(make([]byte, 0, len(raw)), raw, lim)
 	if err != nil {
 		return nil, err
 	}
 	if kind == "" {
-		kind = DetectKind(v)
+		kind = DetectKind(c)
 	}
-	doc := &Document{Kind: kind, Value: v}
+	doc := &Document{Kind: kind, Canonical: c}
 	if kind == KindCandidate {
-		if err := doc.fromCandidate(v); err != nil {
-			return nil, err
-		}
-	} else if doc.NaturalKey, err = naturalKey(kind, v); err != nil {
-		return nil, err
+		return doc, doc.fromCandidate(c)
 	}
-	if doc.Canonical, err = canonicalValue(raw, doc.Value, kind == KindCandidate, lim); err != nil {
-		return nil, err
-	}
-	return doc, nil
+	doc.NaturalKey, err = naturalKey(kind, c)
+	return doc, err
 }
 
-// canonicalValue canonicalizes raw, or for a candidate its record, which is
-// the stored document while the envelope's members become signals.
-func canonicalValue(raw []byte, v any, isRecord bool, lim *Limits) ([]byte, error) {
-	if isRecord {
-		raw = AppendValue(nil, v)
-	}
-	c, _, err := Canonical(raw, lim)
-	return c, err
-}
-
-// DetectKind guesses a decoded document's kind from its members. The rules,
-// in order: the candidate shape; oap_version+tool or manifest_id → manifest;
-// intent_id+issuer_did+constraints → intent; id+version+side_effects →
-// action; offer_id → offer; node_id → knowledge; receipt_id → receipt;
-// message_id → message; anything else → json.
-func DetectKind(v any) Kind {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return KindJSON
-	}
-	has := func(names ...string) bool {
-		for _, n := range names {
-			if _, ok := m[n]; !ok {
-				return false
-			}
-		}
-		return true
-	}
+// DetectKind guesses a document's kind from the members of its canonical
+// bytes. The rules, in order: the candidate shape; oap_version+tool or
+// manifest_id → manifest; intent_id+issuer_did+constraints → intent;
+// id+version+side_effects → action; offer_id → offer; node_id → knowledge;
+// receipt_id → receipt; message_id → message; anything else → json.
+func DetectKind(c []byte) Kind {
+	m := topLevelNames(c)
+	has := func(want memberSet) bool { return m&want == want }
 	switch {
-	case isCandidateShape(m):
+	case m&^candidateMembers == 0 && has(mID|mRecord|mIDString|mRecordObject):
 		return KindCandidate
-	case has("oap_version", "tool"), has("manifest_id"):
+	case has(mOAPVersion | mTool), has(mManifestID):
 		return KindManifest
-	case has("intent_id", "issuer_did", "constraints"):
+	case has(mIntentID | mIssuerDID | mConstraints):
 		return KindIntent
-	case has("id", "version", "side_effects"):
+	case has(mID | mVersion | mSideEffects):
 		return KindAction
-	case has("offer_id"):
+	case has(mOfferID):
 		return KindOffer
-	case has("node_id"):
+	case has(mNodeID):
 		return KindKnowledge
-	case has("receipt_id"):
+	case has(mReceiptID):
 		return KindReceipt
-	case has("message_id"):
+	case has(mMessageID):
 		return KindMessage
 	}
 	return KindJSON
 }
 
-func isCandidateShape(m map[string]any) bool {
-	if _, ok := m["id"].(string); !ok {
-		return false
-	}
-	if _, ok := m["record"].(map[string]any); !ok {
-		return false
-	}
-	for name := range m {
-		switch name {
-		case "id", "record", "score", "cost", "quality":
-		default:
-			return false
+// memberSet is a bit set of the top-level member names kind detection
+// looks at, gathered in one pass over the document.
+type memberSet uint32
+
+const (
+	mID memberSet = 1 << iota
+	mRecord
+	mScore
+	mCost
+	mQuality
+	mOAPVersion
+	mTool
+	mManifestID
+	mIntentID
+	mIssuerDID
+	mConstraints
+	mVersion
+	mSideEffects
+	mOfferID
+	mNodeID
+	mReceiptID
+	mMessageID
+	mOther        // a member outside this list
+	mIDString     // id is a string
+	mRecordObject // record is an object
+)
+
+const candidateMembers = mID | mRecord | mScore | mCost | mQuality | mIDString | mRecordObject
+
+var memberBits = map[string]memberSet{
+	"id": mID, "record": mRecord, "score": mScore, "cost": mCost, "quality": mQuality,
+	"oap_version": mOAPVersion, "tool": mTool, "manifest_id": mManifestID, "intent_id": mIntentID,
+	"issuer_did": mIssuerDID, "constraints": mConstraints, "version": mVersion,
+	"side_effects": mSideEffects, "offer_id": mOfferID, "node_id": mNodeID,
+	"receipt_id": mReceiptID, "message_id": mMessageID,
+}
+
+// topLevelNames gathers the memberSet of the object c. Canonical keys are
+// compared as written: none of these names needs an escape.
+func topLevelNames(c []byte) memberSet {
+	var m memberSet
+	EachMember(c, func(key, value []byte) bool {
+		bit, ok := memberBits[string(key[1:len(key)-1])]
+		if !ok {
+			bit = mOther
 		}
-	}
-	return true
+		m |= bit
+		if bit == mID && value[0] == '"' {
+			m |= mIDString
+		}
+		if bit == mRecord && value[0] == '{' {
+			m |= mRecordObject
+		}
+		return true
+	})
+	return m
 }
 
 // naturalKey returns the kind's natural key of v, or an error naming the
 // member that is missing or wrongly typed.
-func naturalKey(kind Kind, v any) (string, error) {
+func naturalKey(kind Kind, c []byte) (string, error) {
 	str := func(ptr ...string) (string, bool) {
-		cur := v
-		for _, name := range ptr {
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return "", false
-			}
-			cur = m[name]
+		raw, ok := Lookup(c, ptr...)
+		if !ok {
+			return "", false
 		}
-		s, ok := cur.(string)
+		s, ok := RawString(raw)
 		return s, ok && s != ""
 	}
 	need := func(ptr ...string) (string, error) {

@@ -28,14 +28,25 @@ var decimalPattern = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 func IsDecimal(s string) bool { return decimalPattern.MatchString(s) }
 
 // fromCandidate fills d from the OAP candidate shape: the record is the
-// stored document, the id its natural key, the rest its signals.
-func (d *Document) fromCandidate(v any) error {
-	m := v.(map[string]any)
-	d.Value = m["record"]
-	d.NaturalKey, _ = m["id"].(string)
+// stored document (a member of canonical bytes is itself canonical), the id
+// its natural key, the rest its signals.
+func (d *Document) fromCandidate(c []byte) error {
+	rawID, _ := Member(c, "id")
+	d.NaturalKey, _ = RawString(rawID)
 	if d.NaturalKey == "" {
 		return candidateErr("/id", "want a non-empty string")
 	}
+	m := map[string]any{}
+	for _, name := range []string{"score", "cost", "quality"} {
+		if raw, ok := Member(c, name); ok {
+			v, err := Decode(raw, nil)
+			if err != nil {
+				return candidateErr("/"+name, err.Error())
+			}
+			m[name] = v
+		}
+	}
+	d.Canonical, _ = Member(c, "record")
 	s, err := signalsFrom(m)
 	if err != nil {
 		return err

@@ -101,7 +101,6 @@ func (b *batch) set(key, value []byte) error               { return b.b.Set(key,
 func (b *batch) del(key []byte) error                      { return b.b.Delete(key, nil) }
 func (b *batch) close()                                    { _ = b.b.Close() }
 func (b *batch) empty() bool                               { return b.b.Empty() }
-func (b *batch) size() int                                 { return b.b.Len() }
 
 // apply applies b in commit order without waiting for the WAL sync; the
 // caller must call b.wait before acknowledging. Applying under the writer

@@ -244,3 +244,24 @@ func (m *mutation) appendReceipt(r Receipt) {
 	_ = m.b.set(AppendReceiptKey(nil, r.Seq), body)
 	m.head = chainHead{seq: r.Seq, hash: sha256.Sum256(body)}
 }
+
+// Check returns the error Put would return for the parsed document d under
+// owner, without writing anything: nil, or a *ConflictError with a stored
+// document. Bulk importers check every document before committing any.
+func (s *Store) Check(d *canon.Document, owner string) error {
+	if err := checkOwner(owner); err != nil {
+		return err
+	}
+	m := &mutation{s: s, b: s.kv.newBatch()}
+	defer m.b.close()
+	if _, found, err := m.existing(d.ID(), d, owner); found || err != nil {
+		return err
+	}
+	if d.NaturalKey != "" {
+		return m.checkNaturalKey(d.ID(), d, owner)
+	}
+	return nil
+}
+
+// Limits returns the document limits the store applies.
+func (s *Store) Limits() canon.Limits { return s.opts.Limits }

@@ -24,9 +24,6 @@ type Receipt struct {
 	Prev       string // hex sha256 of the previous receipt, zeros for the first
 }
 
-// genesis is the Prev of the first receipt.
-var genesis = [sha256.Size]byte{}
-
 // appendJSON appends the receipt's RFC 8785 bytes, which are what is stored
 // and hashed.
 func (r *Receipt) appendJSON(dst []byte) []byte {

@@ -1,0 +1,58 @@
+# aqlstore — the targets people expect. `make test` is what CI runs.
+GO      ?= go
+BIN     := bin/aqlstore
+DIR     ?= ./aqlstore-data
+FUZZTIME ?= 10s
+PKGS    := ./...
+
+.PHONY: all build test race fuzz fuzz-long bench lint staticcheck demo clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/aqlstore
+
+## test: vet and every test (vector tests run when ../shared is present).
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+race:
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+## fuzz: every native fuzz target for $(FUZZTIME) each (short; fuzz-long for more).
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+fuzz-long:
+	$(MAKE) fuzz FUZZTIME=5m
+
+## bench: the micro-benchmarks (the comparison harness is under bench/).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./canon/... ./store/... ./query/...
+
+## lint: go vet, staticcheck and the import-direction test.
+lint: staticcheck
+	$(GO) vet $(PKGS)
+	$$($(GO) env GOPATH)/bin/staticcheck $(PKGS)
+	$(GO) test -count=1 -run TestLayering .
+
+staticcheck:
+	@test -x $$($(GO) env GOPATH)/bin/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+
+## demo: a store in $(DIR) with a generated corpus and the OAP example candidates.
+demo: build
+	$(BIN) --dir $(DIR) init
+	$(BIN) gen --kind manifest -n 2000 --seed 1 | $(BIN) --dir $(DIR) put -
+	$(BIN) gen --kind candidate -n 2000 --seed 1 | $(BIN) --dir $(DIR) put -
+	$(BIN) --dir $(DIR) put testdata/demo/candidates.json
+	$(BIN) --dir $(DIR) stats
+	$(BIN) --dir $(DIR) verify
+
+clean:
+	rm -rf bin $(DIR)

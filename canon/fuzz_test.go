@@ -1,0 +1,58 @@
+package canon
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/gowebpki/jcs"
+)
+
+func fuzzSeeds(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"a":1,"b":[true,null,"x"]}`, `{"\u0061":1,"a":2}`,
+		`[1.0,-0,1e2,0.1,"\ud83d\ude00"]`, `{"z":{"y":{"x":[]}}}`, "\"\xff\"", `{"a":1e400}`, `  7  `, `[`} {
+		f.Add([]byte(s))
+	}
+}
+
+// FuzzDecode: the strict decoder never panics, and whatever it accepts
+// canonicalizes to a fixed point.
+func FuzzDecode(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, err := Decode(b, nil); err != nil {
+			return
+		}
+		c1, err := Canonicalize(nil, b, nil)
+		if err != nil {
+			if !errors.Is(err, ErrNotCanonicalizable) {
+				t.Fatalf("decoded but did not canonicalize: %v", err)
+			}
+			return
+		}
+		c2, _, err := Canonical(c1, nil)
+		if err != nil || !bytes.Equal(c1, c2) {
+			t.Fatalf("not a fixed point: %q → %q → %q (%v)", b, c1, c2, err)
+		}
+	})
+}
+
+// FuzzCanonicalizeAgainstJCS holds the fast canonicalizer to the
+// reference implementation: whenever both accept, the bytes are equal;
+// and the fast path never accepts what the strict decoder rejects.
+func FuzzCanonicalizeAgainstJCS(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := Canonicalize(nil, b, nil)
+		if err != nil {
+			return
+		}
+		if _, derr := Decode(b, nil); derr != nil {
+			t.Fatalf("canonicalized input the decoder rejects: %q: %v", b, derr)
+		}
+		want, jerr := jcs.Transform(b)
+		if jerr == nil && !bytes.Equal(got, want) {
+			t.Fatalf("%q: ours %q, jcs %q", b, got, want)
+		}
+	})
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/store"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+// putCommand imports documents. It is all or nothing for bad input: every
+// document is parsed and checked for conflicts before the first is
+// stored, so a bad document at line 90,000 leaves the store unchanged.
+type putCommand struct {
+	m         *Main
+	kind      string
+	owner     string
+	batchDocs int
+	maxErrors int
+	names     map[string]string // spooled temp file → "stdin", for messages
+}
+
+func (c *putCommand) command() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "put FILE|DIR|- ...",
+		Short: "Store documents: JSON, a JSON array, NDJSON, or OAP candidates {id, record, score, cost, quality}",
+		Args:  args(cobra.MinimumNArgs(1)),
+		RunE:  func(cmd *cobra.Command, a []string) error { return c.run(cmd.Context(), a) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.kind, "kind", "", "document kind (default: detect; see `aqlstore put --help`)")
+	f.StringVar(&c.owner, "owner", "", "owner tenant DID (default: --as, else public)")
+	f.IntVar(&c.batchDocs, "batch", 1000, "documents per synced commit")
+	f.IntVar(&c.maxErrors, "max-errors", 20, "stop listing bad documents after this many")
+	return cmd
+}
+
+func (c *putCommand) run(ctx context.Context, args []string) error {
+	if c.kind != "" {
+		if _, err := canon.ParseKind(c.kind); err != nil {
+			return usageError{err}
+		}
+	}
+	if c.batchDocs < 1 {
+		return usageError{fmt.Errorf("--batch must be at least 1")}
+	}
+	files, cleanup, err := c.spoolStdin(args)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	s, err := c.m.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx = c.m.ctx(ctx)
+	owner := c.owner
+	if owner == "" {
+		owner = store.Principal(ctx)
+	}
+	total, err := c.check(s, files, owner)
+	if err != nil {
+		return err
+	}
+	return c.store(ctx, s, files, owner, total)
+}
+
+// spoolStdin copies standard input to a temporary file, because put reads
+// its input twice (check, then store).
+func (c *putCommand) spoolStdin(args []string) ([]string, func(), error) {
+	files, err := inputFiles(args)
+	cleanup := func() {}
+	if err != nil {
+		return nil, cleanup, usageError{err}
+	}
+	for i, f := range files {
+		if f != "-" {
+			continue
+		}
+		tmp, err := os.CreateTemp("", "aqlstore-stdin-*.json")
+		if err != nil {
+			return nil, cleanup, err
+		}
+		cleanup = func() { os.Remove(tmp.Name()) }
+		if _, err := io.Copy(tmp, c.m.Stdin); err != nil {
+			tmp.Close()
+			return nil, cleanup, fmt.Errorf("read stdin: %w", err)
+		}
+		if err := tmp.Close(); err != nil {
+			return nil, cleanup, err
+		}
+		files[i] = tmp.Name()
+		c.names = map[string]string{tmp.Name(): "stdin"}
+	}
+	return files, cleanup, nil
+}
+
+// eachDoc reads every document of files in order.
+func (c *putCommand) eachDoc(files []string, fn func(*rawDoc) error) error {
+	displayName := func(file string) string {
+		if n, ok := c.names[file]; ok {
+			return n
+		}
+		return file
+	}
+	for _, file := range files {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		n, err := readDocs(f, displayName(file), fn)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("%s: no JSON documents found", displayName(file))
+		}
+	}
+	return nil
+}
+
+// check parses every document and looks for conflicts, in the input and
+// with the store, reporting every bad document (up to --max-errors).
+func (c *putCommand) check(s *store.Store, files []string, owner string) (int, error) {
+	lim := s.Limits()
+	seen := map[[16]byte]canon.ContentID{} // (kind, owner, natural key) → content id
+	bad, total := 0, 0
+	report := func(d *rawDoc, err error) {
+		bad++
+		if bad <= c.maxErrors {
+			fmt.Fprintf(c.m.Stderr, "%s: %v\n", d.where(), lineOf(d, err))
+		}
+	}
+	err := c.eachDoc(files, func(d *rawDoc) error {
+		total++
+		p, err := canon.ParseDocument(d.body, canon.Kind(c.kind), &lim)
+		if err != nil {
+			report(d, err)
+			return nil
+		}
+		if err := checkSeen(seen, p, owner); err != nil {
+			report(d, err)
+		} else if err := s.Check(p, owner); err != nil {
+			report(d, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return total, err
+	}
+	if bad > 0 {
+		return total, fmt.Errorf("%d of %d documents rejected; nothing was stored (fix them and run put again)", bad, total)
+	}
+	return total, nil
+}
+
+// lineOf rewrites a document-relative syntax error's line to the line in
+// the file.
+func lineOf(d *rawDoc, err error) error {
+	if se, ok := err.(*canon.SyntaxError); ok {
+		c := *se
+		c.Line += d.line - 1
+		return &c
+	}
+	return err
+}
+
+func checkSeen(seen map[[16]byte]canon.ContentID, p *canon.Document, owner string) error {
+	if p.NaturalKey == "" {
+		return nil
+	}
+	h := sha256.Sum256([]byte(string(p.Kind) + "\x00" + owner + "\x00" + p.NaturalKey))
+	var k [16]byte
+	copy(k[:], h[:])
+	id := p.ID()
+	if prev, ok := seen[k]; ok && prev != id {
+		return &store.ConflictError{Kind: string(p.Kind), NaturalKey: p.NaturalKey, Existing: prev.String(), Incoming: id.String()}
+	}
+	seen[k] = id
+	return nil
+}
+
+// store commits the checked documents in batches, with a progress bar
+// when stderr is a terminal.
+func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, owner string, total int) error {
+	bar := c.progress(total)
+	start := time.Now()
+	var batch []store.Document
+	var where []*rawDoc
+	stored := 0
+	flush := func() error {
+		refs, err := s.PutBatch(ctx, batch)
+		if err != nil {
+			if be, ok := err.(*store.BatchError); ok {
+				err = fmt.Errorf("%s: %w", where[be.Index].where(), be.Err)
+			}
+			return fmt.Errorf("%w (%d documents stored before this batch; put is idempotent, so run it again once fixed)", err, stored)
+		}
+		stored += len(refs)
+		_ = bar.Add(len(refs))
+		batch, where = batch[:0], where[:0]
+		return c.printRefs(refs)
+	}
+	err := c.eachDoc(files, func(d *rawDoc) error {
+		batch = append(batch, store.Document{Body: d.body, Kind: canon.Kind(c.kind), Owner: owner})
+		where = append(where, d)
+		if len(batch) >= c.batchDocs {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = flush()
+	}
+	_ = bar.Finish()
+	if err != nil {
+		return err
+	}
+	el := time.Since(start)
+	fmt.Fprintf(c.m.Stderr, "stored %d documents in %s (%.0f docs/s)\n", stored, el.Round(time.Millisecond), float64(stored)/el.Seconds())
+	return nil
+}
+
+func (c *putCommand) progress(total int) *progressbar.ProgressBar {
+	if !c.m.StderrIsTerminal {
+		return progressbar.DefaultSilent(int64(total))
+	}
+	return progressbar.NewOptions(total, progressbar.OptionSetWriter(c.m.Stderr),
+		progressbar.OptionSetDescription("storing"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("docs"), progressbar.OptionThrottle(100*time.Millisecond))
+}
+
+func (c *putCommand) printRefs(refs []store.Ref) error {
+	if !c.m.asJSON {
+		return nil
+	}
+	for _, r := range refs {
+		if err := c.m.printJSON(refJSON(r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refJSON is the JSON form of a Ref the CLI prints.
+func refJSON(r store.Ref) map[string]any {
+	return map[string]any{"id": r.ID.String(), "kind": r.Kind, "owner": r.Owner, "num": r.Num}
+}
