@@ -5,17 +5,23 @@ DIR     ?= ./aqlstore-data
 FUZZTIME ?= 10s
 PKGS    := ./...
 
-.PHONY: all build test race fuzz fuzz-long bench lint staticcheck demo clean
+.PHONY: all build test vectors race fuzz fuzz-long bench lint staticcheck demo clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/aqlstore
 
-## test: vet and every test (vector tests run when ../shared is present).
+## test: vet, every test, then the public-vector counts (when ../shared is present).
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
+	@$(MAKE) --no-print-directory vectors
+
+## vectors: how many public test vectors each vector test checked.
+vectors:
+	@$(GO) test -count=1 -v -run 'JSONTestSuite|JCS|Vector|PointerRFC|PointerJSON|Shared' ./canon/ ./query/... 2>&1 \
+	  | grep -E '^\s+\S+_test.go:[0-9]+: |SKIP' || true
 
 race:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)

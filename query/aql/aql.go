@@ -128,7 +128,7 @@ type Intent struct {
 	Constraints     *Node
 	Projection      Projection
 	Budget          *Budget         // nil when absent
-	QualityFloor    []QualitySignal // in the order written; empty when absent
+	QualityFloor    []QualitySignal // in canon.SortedKeys order (a decoded object keeps no written order); empty when absent
 	Validity        Validity
 	// ResolutionPolicy is single_best, ranked_set (the default) or full_set.
 	ResolutionPolicy      string
