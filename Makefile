@@ -51,7 +51,7 @@ lint: staticcheck
 staticcheck:
 	@test -x $$($(GO) env GOPATH)/bin/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
 
-## demo: a store in $(DIR) with a generated corpus and the OAP example candidates.
+## demo: a store in $(DIR) with a generated corpus and demo candidates, then a query.
 demo: build
 	$(BIN) --dir $(DIR) init
 	$(BIN) gen --kind manifest -n 2000 --seed 1 | $(BIN) --dir $(DIR) put -
@@ -59,6 +59,9 @@ demo: build
 	$(BIN) --dir $(DIR) put testdata/demo/candidates.json
 	$(BIN) --dir $(DIR) stats
 	$(BIN) --dir $(DIR) verify
+	$(BIN) --dir $(DIR) query --max-rejected 3 testdata/demo/intent.json > $(DIR)/demo-response.json
+	$(BIN) --dir $(DIR) verify-response $(DIR)/demo-response.json
+	@echo "the signed response is in $(DIR)/demo-response.json"
 
 clean:
 	rm -rf bin $(DIR)

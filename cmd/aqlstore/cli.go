@@ -81,7 +81,8 @@ func (m *Main) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	for _, c := range []interface{ command() *cobra.Command }{
 		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &lsCommand{m: m},
-		&statsCommand{m: m}, &verifyCommand{m: m}, &genCommand{m: m},
+		&statsCommand{m: m}, &verifyCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
+		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
 	} {
 		root.AddCommand(c.command())
 	}

@@ -52,6 +52,11 @@ func (s *Signer) PublicKey() ed25519.PublicKey {
 	return append(ed25519.PublicKey(nil), s.priv[ed25519.SeedSize:]...)
 }
 
+// SignMessage signs msg itself (no canonicalization, no signature block):
+// for compact tokens such as pagination cursors, verified with
+// ed25519.Verify against PublicKey.
+func (s *Signer) SignMessage(msg []byte) []byte { return ed25519.Sign(s.priv, msg) }
+
 // Sign returns a shallow copy of doc with its "signature" member set to
 // {"alg": "EdDSA", "kid": KeyID(), "value": …}; a signature doc already
 // carries is replaced. doc itself is not changed, and the copy shares

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query"
+	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/query/sign"
+	"github.com/spf13/cobra"
+)
+
+// queryCommand resolves an intent and prints the signed response.
+type queryCommand struct {
+	m        *Main
+	at       string
+	kinds    []string
+	pageSize int
+	cursor   string
+	rejected int
+	trust    string
+}
+
+func (c *queryCommand) command() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "query INTENT.json|-",
+		Short: "Resolve an AQL intent and print the signed IntentResponse",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE:  func(cmd *cobra.Command, a []string) error { return c.run(cmd.Context(), a[0]) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.at, "at", "", "evaluate at this RFC 3339 instant instead of now (old example intents stay runnable)")
+	f.StringSliceVar(&c.kinds, "kind", nil, "resolve against these kinds instead of the category's")
+	f.IntVar(&c.pageSize, "page-size", 100, "candidates per full_set page")
+	f.StringVar(&c.cursor, "cursor", "", "continue a full_set response from its next_cursor")
+	f.IntVar(&c.rejected, "max-rejected", 100, "list at most this many rejected candidates")
+	f.StringVar(&c.trust, "trust", "", "trust file mapping issuer DIDs to keys (did:key issuers resolve without one)")
+	return cmd
+}
+
+func (c *queryCommand) run(ctx context.Context, file string) error {
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	b, err := readInput(c.m, file)
+	if err != nil {
+		return err
+	}
+	in, err := aql.Parse(b, nil)
+	if err == nil {
+		err = c.resolve(ctx, in, opts)
+	}
+	if err != nil {
+		return c.refuse(err, in, opts)
+	}
+	return nil
+}
+
+func (c *queryCommand) options() (*query.Options, error) {
+	o := &query.Options{PageSize: c.pageSize, Cursor: c.cursor, MaxRejected: c.rejected}
+	if c.at != "" {
+		t, ok := aql.ParseInstant(c.at)
+		if !ok {
+			return nil, usageError{fmt.Errorf("--at %q: want an RFC 3339 instant like 2026-05-04T00:00:00Z", c.at)}
+		}
+		o.At = t
+	}
+	for _, k := range c.kinds {
+		kind, err := canon.ParseKind(k)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		o.Kinds = append(o.Kinds, kind)
+	}
+	signer, err := loadSigner(c.m.dir)
+	if err != nil {
+		return nil, err
+	}
+	o.Signer = signer
+	if c.trust != "" {
+		keys, err := sign.LoadTrustFile(c.trust)
+		if err != nil {
+			return nil, err
+		}
+		o.Keys = keys
+	}
+	return o, nil
+}
+
+func (c *queryCommand) resolve(ctx context.Context, in *aql.Intent, o *query.Options) error {
+	s, err := c.m.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	resp, err := query.Resolve(ctx, s, in, o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.m.Stderr, "%d candidates, %d rejected, %d evaluated\n", len(resp.Candidates), resp.RejectedTotal, resp.Evaluated)
+	b, _ := resp.MarshalJSON()
+	_, err = fmt.Fprintf(c.m.Stdout, "%s\n", b)
+	return err
+}
+
+// refuse prints the signed error document to stdout (R1) and returns the
+// error for stderr and the exit code.
+func (c *queryCommand) refuse(err error, in *aql.Intent, o *query.Options) error {
+	id := ""
+	if in != nil {
+		id = in.IntentID
+	}
+	at := o.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	doc, derr := query.ErrorDocument(o.Signer, err, id, at)
+	if derr == nil {
+		fmt.Fprintf(c.m.Stdout, "%s\n", canon.AppendValue(nil, doc))
+	}
+	return err
+}
+
+// readInput reads a file, or stdin for "-".
+func readInput(m *Main, file string) ([]byte, error) {
+	if file == "-" {
+		return readAll(m.Stdin)
+	}
+	return os.ReadFile(file)
+}
+
+// keyPath is where a store keeps its resolver signing key.
+func keyPath(dir string) string { return filepath.Join(dir, "keys", "resolver.jwk") }
+
+// loadSigner loads the store's signing key, creating it on first use.
+func loadSigner(dir string) (*sign.Signer, error) {
+	priv, _, err := sign.LoadOrCreateKey(keyPath(dir))
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	return sign.NewSigner(priv), nil
+}

@@ -1,0 +1,107 @@
+package eval
+
+import (
+	"testing"
+	"time"
+
+	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query/aql"
+)
+
+// benchDocs is how many generated manifests the benchmarks cycle through:
+// enough that a document is rarely in cache when it comes round again.
+const benchDocs = 4096
+
+// manifests decodes benchDocs generated manifests once.
+func manifests(b *testing.B) []any {
+	b.Helper()
+	docs := make([]any, benchDocs)
+	var buf []byte
+	for i := range docs {
+		var err error
+		if buf, err = corpus.Document("manifest", 1, i, buf[:0]); err != nil {
+			b.Fatal(err)
+		}
+		if docs[i], err = canon.Decode(buf, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return docs
+}
+
+// BenchmarkEvaluate measures Match (the counting path) and Eval (with
+// records) over generated manifests, one leaf per document, and reports
+// leaf evaluations per second.
+func BenchmarkEvaluate(b *testing.B) {
+	docs := manifests(b)
+	for _, bc := range []struct{ name, src string }{
+		{"eq", `{"path": "/risk_class", "operator": "eq", "value": "high"}`},
+		{"wildcard", `{"path": "/actions/*/side_effects", "operator": "eq", "value": "irreversible"}`},
+		{"decimal", `{"path": "/pricing/models/*/amount", "operator": "lte", "value": "100.00"}`},
+		{"regex", `{"path": "/tool/name", "operator": "matches", "value": "^[A-Z].*tool"}`},
+	} {
+		n := mustCompile(b, bc.src, 100*time.Millisecond)
+		b.Run(bc.name+"/match", func(b *testing.B) { benchMatch(b, n, docs) })
+		b.Run(bc.name+"/eval", func(b *testing.B) { benchEval(b, n, docs) })
+	}
+}
+
+func benchMatch(b *testing.B, n *aql.Node, docs []any) {
+	e := New()
+	b.ReportAllocs()
+	i, hits := 0, 0
+	for b.Loop() {
+		if e.Match(n, docs[i%len(docs)]) {
+			hits++
+		}
+		i++
+	}
+	reportLeaves(b, i, hits)
+}
+
+func benchEval(b *testing.B, n *aql.Node, docs []any) {
+	e := New()
+	rec := make([]aql.Evaluation, 0, 1)
+	b.ReportAllocs()
+	i, hits := 0, 0
+	for b.Loop() {
+		var ok bool
+		if ok, rec = e.Eval(n, docs[i%len(docs)], rec[:0]); ok {
+			hits++
+		}
+		i++
+	}
+	reportLeaves(b, i, hits)
+}
+
+func reportLeaves(b *testing.B, leaves, hits int) {
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(float64(leaves)/s, "leaves/s")
+	}
+	b.ReportMetric(float64(hits)/float64(max(leaves, 1)), "hit-ratio")
+}
+
+// BenchmarkResolve is the floor under BenchmarkEvaluate: resolving the
+// same paths with canon.Pointer.Resolve and a no-op callback, so that the
+// evaluator's own share of each figure can be read off.
+func BenchmarkResolve(b *testing.B) {
+	docs := manifests(b)
+	for _, bc := range []struct{ name, path string }{
+		{"eq", "/risk_class"},
+		{"wildcard", "/actions/*/side_effects"},
+		{"decimal", "/pricing/models/*/amount"},
+		{"regex", "/tool/name"},
+	} {
+		p := canon.MustParsePointer(bc.path)
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				p.Resolve(docs[i%len(docs)], func(any) bool { return true })
+				i++
+			}
+			b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "paths/s")
+		})
+	}
+}

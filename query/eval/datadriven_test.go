@@ -1,0 +1,104 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/cockroachdb/datadriven"
+)
+
+// TestDataDriven runs testdata/*: one file per operator plus combinators.
+//
+//	doc                  loads the JSON document in the input
+//	eval [timeout=50ms]  compiles the constraint in the input, evaluates it
+//	                     against the document, and prints the outcome and
+//	                     every leaf's Evaluation; it also checks that Match
+//	                     agrees with Eval.
+//
+// Regenerate the expected output with `go test ./query/eval -rewrite`.
+func TestDataDriven(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var doc any
+		e := New()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "doc":
+				v, err := canon.Decode([]byte(d.Input), nil)
+				if err != nil {
+					d.Fatalf(t, "doc: %v", err)
+				}
+				doc = v
+				return ""
+			case "eval":
+				return runEval(t, e, d, doc)
+			}
+			d.Fatalf(t, "unknown directive %q", d.Cmd)
+			return ""
+		})
+	})
+}
+
+func runEval(t *testing.T, e *Evaluator, d *datadriven.TestData, doc any) string {
+	timeout := defaultMatchTimeout
+	if d.HasArg("timeout") {
+		var s string
+		d.ScanArgs(t, "timeout", &s)
+		var err error
+		if timeout, err = time.ParseDuration(s); err != nil {
+			d.Fatalf(t, "timeout: %v", err)
+		}
+	}
+	n, err := compileJSON(d.Input, timeout)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	ok, rec := e.Eval(n, doc, nil)
+	if m := e.Match(n, doc); m != ok {
+		d.Fatalf(t, "Match = %v, Eval = %v", m, ok)
+	}
+	return formatEval(ok, rec)
+}
+
+// formatEval prints the outcome, then one line per leaf:
+// "<path> <op> <value> -> passed|failed, candidate <v>|no candidate[: reason]".
+func formatEval(ok bool, rec []aql.Evaluation) string {
+	var b strings.Builder
+	fmt.Fprintln(&b, ok)
+	for _, ev := range rec {
+		b.WriteString(formatEvaluation(ev))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func formatEvaluation(ev aql.Evaluation) string {
+	path := ev.Path
+	if path == "" {
+		path = `""`
+	}
+	s := fmt.Sprintf("%s %s %s -> %s, %s", path, ev.Operator, jsonText(ev.Value), passedText(ev.Passed), candidateText(ev))
+	if ev.Reason != "" {
+		s += ": " + ev.Reason
+	}
+	return s
+}
+
+func passedText(ok bool) string {
+	if ok {
+		return "passed"
+	}
+	return "failed"
+}
+
+func candidateText(ev aql.Evaluation) string {
+	if !ev.HasCandidateValue {
+		return "no candidate"
+	}
+	return "candidate " + jsonText(ev.CandidateValue)
+}
+
+func jsonText(v any) string { return string(canon.AppendValue(nil, v)) }

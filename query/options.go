@@ -1,0 +1,52 @@
+package query
+
+import (
+	"time"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query/sign"
+)
+
+// Options configure one resolution.
+type Options struct {
+	// Signer signs the response; required.
+	Signer *sign.Signer
+	// Keys resolves issuer keys (did:key always resolves offline; a trust
+	// file adds others). Nil resolves did:key only.
+	Keys sign.Resolver
+	// At is the instant the validity window is checked against and the
+	// response's evaluated_at; zero means now.
+	At time.Time
+	// Kinds overrides the category's kinds (see CategoryKinds).
+	Kinds []canon.Kind
+	// PageSize is the number of candidates in one full_set page (default 100).
+	PageSize int
+	// Cursor continues a full_set resolution from a previous next_cursor.
+	Cursor string
+	// MaxRejected caps the rejected candidates listed (default 100; the
+	// response says when the cap cut the list). Negative lists none.
+	MaxRejected int
+	// Role is the resolver_role of the response (default storage_substrate).
+	Role string
+}
+
+func (o *Options) withDefaults() Options {
+	c := Options{}
+	if o != nil {
+		c = *o
+	}
+	if c.At.IsZero() {
+		c.At = time.Now()
+	}
+	c.At = c.At.UTC()
+	if c.PageSize <= 0 {
+		c.PageSize = 100
+	}
+	if c.MaxRejected == 0 {
+		c.MaxRejected = 100
+	}
+	if c.Role == "" {
+		c.Role = "storage_substrate"
+	}
+	return c
+}

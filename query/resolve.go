@@ -1,0 +1,162 @@
+package query
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/query/eval"
+	"github.com/aqlstore/aqlstore/query/project"
+	"github.com/aqlstore/aqlstore/query/sign"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// Resolve answers intent from s and returns the signed response. An
+// intent outside its validity window is an *aql.ValidityError; one whose
+// issuer key resolves but whose signature fails is ErrRefused. An issuer
+// whose key does not resolve reads public documents only.
+func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) (*Response, error) {
+	o := opts.withDefaults()
+	if o.Signer == nil {
+		return nil, ErrNoSigner
+	}
+	if err := in.CheckValidity(o.At); err != nil {
+		return nil, err
+	}
+	ctx, err := readerContext(ctx, in, o.Keys)
+	if err != nil {
+		return nil, err
+	}
+	r := newResolution(in, &o)
+	if err := r.after(o.Cursor); err != nil {
+		return nil, err
+	}
+	if err := r.enumerate(ctx, s); err != nil {
+		return nil, err
+	}
+	return r.respond()
+}
+
+// readerContext verifies the intent's signature (R1) and returns ctx
+// acting as the issuer when the signature verified, else as public.
+func readerContext(ctx context.Context, in *aql.Intent, keys sign.Resolver) (context.Context, error) {
+	verdict, err := sign.VerifyIntent(in.Document, keys)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	if verdict == sign.VerifiedSignature {
+		return store.WithPrincipal(ctx, in.IssuerDID), nil
+	}
+	return store.WithPrincipal(ctx, store.Public), nil
+}
+
+// resolution is the state of one Resolve call.
+type resolution struct {
+	in       *aql.Intent
+	o        *Options
+	ev       *eval.Evaluator
+	id       string // response id suffix, shared by the decision ids
+	at       string
+	accepted []*Candidate
+	rejected []Rejection
+	nReject  int
+	nEval    int
+	decision int
+	cursor   *cursorState // nil on the first page
+}
+
+func newResolution(in *aql.Intent, o *Options) *resolution {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return &resolution{in: in, o: o, ev: eval.New(), id: hex.EncodeToString(b[:]),
+		at: o.At.Format(time.RFC3339Nano)}
+}
+
+// enumerate evaluates every visible candidate of the intent's kinds (R2, R3, R4).
+func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
+	for _, kind := range r.kinds() {
+		for doc, err := range s.Scan(ctx, kind) {
+			if err != nil {
+				return fmt.Errorf("query: scan %s: %w", kind, err)
+			}
+			if err := r.consider(doc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// consider evaluates one document and files it as accepted or rejected.
+func (r *resolution) consider(doc *store.Doc) error {
+	v, err := doc.Value()
+	if err != nil {
+		return fmt.Errorf("query: document %d: %w", doc.Num, err)
+	}
+	r.nEval++
+	passed, evals := r.ev.Eval(r.in.Constraints, v, nil)
+	rec := DecisionRecord{EvaluatedAt: r.at, Evaluations: evals, Outcome: "accept"}
+	id := candidateID(doc)
+	if !passed {
+		rec.Outcome, rec.Explanation = "reject", failedExplanation(evals)
+		r.reject(id, rec)
+		return nil
+	}
+	if why := qualityFailure(r.in.QualityFloor, doc.Signals); why != "" {
+		rec.Outcome, rec.Explanation = "below_quality_floor", why
+		r.reject(id, rec)
+		return nil
+	}
+	payload, missing, err := project.Apply(v, r.in.Projection.Include, r.in.Projection.Exclude)
+	if err != nil || len(missing) > 0 {
+		rec.Outcome, rec.Explanation = "reject", projectionExplanation(missing, err)
+		r.reject(id, rec)
+		return nil
+	}
+	rec.Explanation = "all constraints satisfied"
+	c := &Candidate{CandidateID: id, Payload: payload, Record: rec, num: doc.Num}
+	if doc.Signals != nil {
+		c.Score, c.cost = doc.Signals.Score, doc.Signals.Cost
+	}
+	r.accepted = append(r.accepted, c)
+	return nil
+}
+
+func (r *resolution) reject(id string, rec DecisionRecord) {
+	r.nReject++
+	if r.cursor != nil || r.o.MaxRejected < 0 || len(r.rejected) >= r.o.MaxRejected {
+		return
+	}
+	r.rejected = append(r.rejected, Rejection{CandidateID: id, Record: rec})
+}
+
+// candidateID is the natural key where the document has one, else its
+// content id.
+func candidateID(doc *store.Doc) string {
+	if doc.NaturalKey != "" {
+		return doc.NaturalKey
+	}
+	return doc.ID.String()
+}
+
+func failedExplanation(evals []aql.Evaluation) string {
+	for _, e := range evals {
+		if !e.Passed {
+			return fmt.Sprintf("constraint %s %s failed: %s", e.Path, e.Operator, e.Reason)
+		}
+	}
+	return "constraint tree not satisfied"
+}
+
+func projectionExplanation(missing []string, err error) string {
+	if err != nil {
+		return "projection failure (R4): " + err.Error()
+	}
+	return fmt.Sprintf("projection failure (R4): include %q resolved to nothing", missing)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,91 @@
+package query
+
+import (
+	"fmt"
+)
+
+// respond ranks, allocates the budget, applies the resolution policy and
+// signs (R5, R6).
+func (r *resolution) respond() (*Response, error) {
+	rankOrder(r.accepted)
+	allocate(r.in.Budget, r.accepted)
+	for i, c := range r.accepted {
+		c.Rank = i + 1
+	}
+	page, next, err := r.page()
+	if err != nil {
+		return nil, err
+	}
+	resp := &Response{
+		ResponseID: "urn:oap:intent-response:" + r.id, IntentID: r.in.IntentID,
+		ResolverDID: r.o.Signer.DID(), ResolverRole: r.o.Role, EvaluatedAt: r.at,
+		NextCursor: next, RejectedTotal: r.nReject, Evaluated: r.nEval,
+	}
+	for _, c := range page {
+		c.Record.DecisionID = r.decisionID()
+		resp.Candidates = append(resp.Candidates, *c)
+	}
+	resp.Rejected = r.rejectedList()
+	signed, err := r.o.Signer.Sign(resp.unsigned())
+	if err != nil {
+		return nil, fmt.Errorf("query: sign response: %w", err)
+	}
+	resp.signed, resp.Signature = signed, signed["signature"].(map[string]any)
+	return resp, nil
+}
+
+// page applies the resolution policy: single_best → the best one,
+// ranked_set → all ranked, full_set → one page after the cursor.
+func (r *resolution) page() ([]*Candidate, string, error) {
+	switch r.in.ResolutionPolicy {
+	case "single_best":
+		return r.accepted[:min(1, len(r.accepted))], "", nil
+	case "full_set":
+		return r.fullSetPage()
+	}
+	return r.accepted, "", nil
+}
+
+func (r *resolution) fullSetPage() ([]*Candidate, string, error) {
+	start := 0
+	if c := r.cursor; c != nil {
+		key := &Candidate{Score: c.score, CandidateID: c.id, num: c.num}
+		for start < len(r.accepted) && compareRank(r.accepted[start], key) <= 0 {
+			start++
+		}
+	}
+	end := min(start+r.o.PageSize, len(r.accepted))
+	page := r.accepted[start:end]
+	if r.cursor != nil {
+		// Ranks continue from the previous page, even when documents that
+		// rank before the cursor arrived in between.
+		for i, c := range page {
+			c.Rank = r.cursor.rank + 1 + i
+		}
+	}
+	if end == len(r.accepted) {
+		return page, "", nil
+	}
+	last := page[len(page)-1]
+	next, err := encodeCursor(r.o.Signer, r.in, cursorState{score: last.Score, id: last.CandidateID, num: last.num, rank: last.Rank})
+	return page, next, err
+}
+
+func (r *resolution) decisionID() string {
+	r.decision++
+	return fmt.Sprintf("urn:oap:decision:%s-%d", r.id, r.decision)
+}
+
+// rejectedList gives the listed rejections their ids and says, in the
+// last one's explanation, when the cap cut the list.
+func (r *resolution) rejectedList() []Rejection {
+	out := r.rejected
+	for i := range out {
+		out[i].Record.DecisionID = r.decisionID()
+	}
+	if n := len(out); n > 0 && r.nReject > n {
+		out[n-1].Record.Explanation += fmt.Sprintf("; %d rejected candidates in all, %d listed (MaxRejected cap %d)",
+			r.nReject, n, r.o.MaxRejected)
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+package query
+
+import (
+	"context"
+	"iter"
+
+	"github.com/aqlstore/aqlstore/canon"
+
+	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// Stream yields the accepted candidates of a full_set resolution as they
+// are evaluated, in document order, each with its decision record; it
+// neither ranks nor allocates a budget, which need every candidate first.
+// Each candidate's Record is unsigned: a server signs each event. Stop
+// iterating to end the scan; an error ends it with a final (nil, err).
+func Stream(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) iter.Seq2[*Candidate, error] {
+	return func(yield func(*Candidate, error) bool) {
+		o := opts.withDefaults()
+		if err := in.CheckValidity(o.At); err != nil {
+			yield(nil, err)
+			return
+		}
+		rctx, err := readerContext(ctx, in, o.Keys)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		r := newResolution(in, &o)
+		r.o.MaxRejected = -1
+		for _, kind := range r.kinds() {
+			for doc, err := range s.Scan(rctx, kind) {
+				if err == nil {
+					err = r.consider(doc)
+				}
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if !r.drain(yield) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// drain hands accepted candidates to yield and forgets them.
+func (r *resolution) drain(yield func(*Candidate, error) bool) bool {
+	for _, c := range r.accepted {
+		c.Record.DecisionID = r.decisionID()
+		if !yield(c, nil) {
+			return false
+		}
+	}
+	r.accepted = r.accepted[:0]
+	return true
+}
+
+// kinds returns the kinds to scan: the caller's, else the category's.
+func (r *resolution) kinds() []canon.Kind {
+	if len(r.o.Kinds) > 0 {
+		return r.o.Kinds
+	}
+	return CategoryKinds(r.in.Category)
+}
