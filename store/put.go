@@ -131,6 +131,7 @@ func (m *mutation) finish() error {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	s.nextNum, s.head = m.nextNum, m.head
+	s.notifyLocked()
 	s.mu.Unlock()
 	if err := m.b.wait(); err != nil {
 		return fmt.Errorf("store: sync: %w", err)

@@ -19,6 +19,7 @@ type Store struct {
 	nextNum uint32
 	head    chainHead
 	closed  bool
+	changed chan struct{} // closed and replaced when the head moves (watch.go)
 }
 
 // Open opens the store in dir, creating it if it does not exist. opts may
@@ -41,7 +42,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	s := &Store{dir: dir, opts: o, kv: k}
+	s := &Store{dir: dir, opts: o, kv: k, changed: make(chan struct{})}
 	if err := s.loadMeta(); err != nil {
 		_ = k.close()
 		return nil, err

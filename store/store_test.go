@@ -287,3 +287,25 @@ func TestOptionsValidate(t *testing.T) {
 		t.Fatalf("NUL owner: %v", err)
 	}
 }
+
+func TestWaitChange(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	done := make(chan uint64)
+	go func() {
+		head, err := s.WaitChange(ctx, 0)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- head
+	}()
+	mustPut(t, s, ctx, `{"offer_id":"w"}`)
+	if head := <-done; head != 1 || s.Head() != 1 {
+		t.Fatalf("head %d", head)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.WaitChange(cctx, 1); err == nil {
+		t.Fatal("cancelled wait returned no error")
+	}
+}
