@@ -1,5 +1,16 @@
-// Package index will hold aqlstore's roaring-bitmap path indexes: the path
-// dictionary and the equality, existence, range and n-gram postings that
-// give the AQL planner a candidate set without a full scan. Until it lands,
-// queries check every stored candidate (see package query).
+// Package index keeps aqlstore's roaring-bitmap path indexes: for every
+// normalized path (array indices folded to *), which documents have a
+// value there, which have each scalar value, which fall in a numeric or
+// instant range, and which contain each trigram of their short strings.
+// The AQL planner (package query) turns a constraint tree into unions and
+// intersections of these bitmaps; every candidate is then checked exactly.
+//
+// There are only a few types here: Index (a store.Indexer, plus the
+// lookups the planner uses), Path (a normalized path) and the key layout
+// in keys.go. Postings are written in the same Pebble batch as their
+// document, as merge operands (see store/bitmap.go), and persisted: Open
+// loads the path dictionary, never the documents.
+//
+// An Index is safe for concurrent use: lookups run while a mutation
+// indexes, and see only committed paths.
 package index

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/query/sign"
 )
 
@@ -28,6 +29,12 @@ type Options struct {
 	MaxRejected int
 	// Role is the resolver_role of the response (default storage_substrate).
 	Role string
+	// Index, when set, gives the candidates (the planner); nil checks every
+	// document of the intent's kinds (a full scan). Both give identical
+	// responses.
+	Index *index.Index
+	// Explain, when set, receives the plan (nil for a full scan).
+	Explain func(*Plan)
 }
 
 func (o *Options) withDefaults() Options {

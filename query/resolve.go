@@ -5,9 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"strconv"
 	"time"
 
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
 	"github.com/aqlstore/aqlstore/query/project"
@@ -76,19 +78,48 @@ func newResolution(in *aql.Intent, o *Options) *resolution {
 		at: o.At.Format(time.RFC3339Nano)}
 }
 
-// enumerate evaluates every visible candidate of the intent's kinds (R2, R3, R4).
+// enumerate evaluates the candidates (R2, R3, R4) in document-number
+// order: the planner's when there is an index, else every visible
+// document of the intent's kinds. Both orders are the same, so both give
+// the same response.
 func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
-	for _, kind := range r.kinds() {
-		for doc, err := range s.Scan(ctx, kind) {
-			if err != nil {
-				return fmt.Errorf("query: scan %s: %w", kind, err)
-			}
-			if err := r.consider(doc); err != nil {
-				return err
-			}
+	docs := r.fullScan(ctx, s)
+	if r.o.Index != nil {
+		plan, err := PlanIntent(r.o.Index, r.in, store.Principal(ctx), r.kinds())
+		if err != nil {
+			return err
+		}
+		if r.o.Explain != nil {
+			r.o.Explain(plan)
+		}
+		docs = s.Fetch(ctx, plan.Candidates, plan.Sequential)
+	}
+	for doc, err := range docs {
+		if err != nil {
+			return fmt.Errorf("query: %w", err)
+		}
+		if err := r.consider(doc); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// fullScan yields every visible document of the intent's kinds.
+func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*store.Doc, error] {
+	want := map[canon.Kind]bool{}
+	for _, k := range r.kinds() {
+		want[k] = true
+	}
+	return func(yield func(*store.Doc, error) bool) {
+		for doc, err := range s.Scan(ctx, "") {
+			if err != nil || want[doc.Kind] {
+				if !yield(doc, err) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // consider evaluates one document and files it as accepted or rejected.

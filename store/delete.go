@@ -34,8 +34,7 @@ func (s *Store) Delete(ctx context.Context, ref Ref) error {
 	}
 	m := s.newMutation(ctx)
 	if err := m.delete(num, owner, ref); err != nil {
-		s.mu.Unlock()
-		m.b.close()
+		m.abort()
 		return err
 	}
 	return m.finish()
@@ -56,6 +55,9 @@ func (m *mutation) delete(num uint32, owner string, ref Ref) error {
 	if rec.owner != owner || (!ref.ID.IsZero() && rec.id != ref.ID) {
 		return ErrNotFound
 	}
+	if err := m.unindex(num, &rec); err != nil {
+		return err
+	}
 	b := m.b
 	_ = b.del(AppendDocKey(nil, num))
 	_ = b.del(AppendIDKey(nil, rec.id, rec.owner))
@@ -69,6 +71,23 @@ func (m *mutation) delete(num uint32, owner string, ref Ref) error {
 	m.appendReceipt(Receipt{Principal: m.principal, Op: "delete", Kind: rec.kind, Owner: rec.owner, Num: num,
 		HashBefore: rec.id.String()})
 	return nil
+}
+
+// unindex hands the indexer the body of a document being deleted.
+func (m *mutation) unindex(num uint32, rec *record) error {
+	ix := m.s.opts.Indexer
+	if ix == nil {
+		return nil
+	}
+	v, found, err := m.b.get(AppendBlobKey(nil, rec.id), nil)
+	if err != nil || !found {
+		return fmt.Errorf("store: delete %d: blob %s unreadable (%v)", num, rec.id, err)
+	}
+	body, err := decodeBlob(nil, v)
+	if err != nil {
+		return err
+	}
+	return ix.Remove(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body})
 }
 
 // dropRef counts one reference less, deleting the blob with the last.

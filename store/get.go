@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"iter"
+
+	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -104,4 +107,86 @@ func (s *Store) docFromRecord(num uint32, rec *record) (*Doc, error) {
 		return nil, err
 	}
 	return &Doc{Ref: rec.ref(num), NaturalKey: rec.naturalKey, Body: body, Signals: sig, Seq: rec.seq}, nil
+}
+
+// Fetch returns, in ascending number, the documents whose numbers are in
+// nums and that the context's principal may see. sequential walks the
+// document records in key order instead of looking each number up: the
+// planner chooses it when the candidates are a large share of the store.
+func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool) iter.Seq2[*Doc, error] {
+	return func(yield func(*Doc, error) bool) {
+		principal := Principal(ctx)
+		emit := func(num uint32, rec *record) error {
+			if !visible(principal, rec.owner) {
+				return nil
+			}
+			doc, err := s.docFromRecord(num, rec)
+			if err != nil {
+				return err
+			}
+			if !yield(doc, nil) {
+				return errStopScan
+			}
+			return nil
+		}
+		var err error
+		if sequential {
+			err = s.fetchSequential(ctx, nums, emit)
+		} else {
+			err = s.fetchPoints(ctx, nums, emit)
+		}
+		if err != nil && err != errStopScan {
+			yield(nil, err)
+		}
+	}
+}
+
+func (s *Store) fetchPoints(ctx context.Context, nums *roaring.Bitmap, emit func(uint32, *record) error) error {
+	it := nums.Iterator()
+	for it.HasNext() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		num := it.Next()
+		v, found, err := s.kv.get(AppendDocKey(nil, num), nil)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue // deleted since the candidates were computed
+		}
+		rec, err := decodeRecord(v)
+		if err != nil {
+			return err
+		}
+		if err := emit(num, &rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) fetchSequential(ctx context.Context, nums *roaring.Bitmap, emit func(uint32, *record) error) error {
+	if nums.IsEmpty() {
+		return nil
+	}
+	start := AppendDocKey(nil, nums.Minimum())
+	end := AppendDocKey(nil, nums.Maximum()+1)
+	if nums.Maximum() == ^uint32(0) {
+		end = prefixEnd([]byte{prefixDoc})
+	}
+	return s.kv.scan(start, end, func(key, value []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		num := binary.BigEndian.Uint32(key[1:])
+		if !nums.Contains(num) {
+			return nil
+		}
+		rec, err := decodeRecord(value)
+		if err != nil {
+			return err
+		}
+		return emit(num, &rec)
+	})
 }

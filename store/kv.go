@@ -37,6 +37,7 @@ func openKV(dir string, o *Options) (*kv, error) {
 		// the newest format takes manifests from 1062 to 780 bytes per
 		// document on disk (BenchmarkCompression).
 		FormatMajorVersion: pebble.FormatNewest,
+		Merger:             bitmapMerger,
 	}
 	if po.FS == nil {
 		po.FS = vfs.Default

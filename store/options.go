@@ -34,6 +34,9 @@ type Options struct {
 	MaxBatchBytes int
 	// Logger receives background errors (default: discard).
 	Logger *slog.Logger
+	// Indexer, when set, maintains secondary indexes in every mutation's
+	// batch (package index provides one; index.Open wires it).
+	Indexer Indexer
 	// FS is the file system Pebble uses (default: the OS). Tests inject
 	// faults through it.
 	FS vfs.FS

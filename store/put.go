@@ -83,8 +83,7 @@ func (s *Store) commitPuts(ctx context.Context, docs []*canon.Document, owners [
 	for i, d := range docs {
 		ref, err := m.put(d, owners[i])
 		if err != nil {
-			s.mu.Unlock()
-			m.b.close()
+			m.abort()
 			return nil, &BatchError{Index: i, Err: err}
 		}
 		refs[i] = ref
@@ -110,14 +109,29 @@ func (s *Store) newMutation(ctx context.Context) *mutation {
 	return &mutation{s: s, b: s.kv.newBatch(), principal: Principal(ctx), nextNum: s.nextNum, head: s.head}
 }
 
+// abort drops the mutation and releases the writer lock.
+func (m *mutation) abort() {
+	if ix := m.s.opts.Indexer; ix != nil {
+		ix.Done(false)
+	}
+	m.s.mu.Unlock()
+	m.b.close()
+}
+
 // finish applies the batch, publishes the new counters, releases the writer
 // lock and waits for durability. The caller holds s.mu; finish unlocks it.
 func (m *mutation) finish() error {
 	s := m.s
 	if m.b.empty() {
-		s.mu.Unlock()
-		m.b.close()
+		m.abort()
 		return nil
+	}
+	ix := s.opts.Indexer
+	if ix != nil {
+		if err := ix.Flush(&IndexWriter{b: m.b}); err != nil {
+			m.abort()
+			return fmt.Errorf("store: index: %w", err)
+		}
 	}
 	if m.nextNum != s.nextNum {
 		_ = m.b.set(metaNextNum, binary.BigEndian.AppendUint32(nil, m.nextNum))
@@ -126,9 +140,11 @@ func (m *mutation) finish() error {
 		_ = m.b.set(metaChainHead, m.head.append(nil))
 	}
 	if err := s.kv.apply(m.b, !s.opts.NoSync); err != nil {
-		s.mu.Unlock()
-		m.b.close()
+		m.abort()
 		return fmt.Errorf("store: commit: %w", err)
+	}
+	if ix != nil {
+		ix.Done(true)
 	}
 	s.nextNum, s.head = m.nextNum, m.head
 	s.notifyLocked()
@@ -169,6 +185,11 @@ func (m *mutation) put(d *canon.Document, owner string) (Ref, error) {
 		_ = b.set(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
 	}
 	_ = b.set(AppendKindKey(nil, d.Kind, num), nil)
+	if ix := m.s.opts.Indexer; ix != nil {
+		if err := ix.Add(num, IndexedDoc{Kind: d.Kind, Owner: owner, Canonical: d.Canonical}); err != nil {
+			return Ref{}, fmt.Errorf("index: %w", err)
+		}
+	}
 	m.appendReceipt(r)
 	return rec.ref(num), nil
 }

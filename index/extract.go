@@ -1,0 +1,86 @@
+package index
+
+import (
+	"strconv"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// A posting is a (path, kind of entry, value) triple found in a document.
+// extract walks canonical bytes (RFC 8785: no whitespace, validated) and
+// calls emit for each; it builds no tree.
+type extractor struct {
+	emit func(p Path, fam byte, value []byte)
+	buf  []byte
+}
+
+// walk visits the value v at path p.
+func (x *extractor) walk(v []byte, p Path) {
+	x.emit(p, famExists, nil)
+	switch v[0] {
+	case '{':
+		canon.EachMember(v, func(key, val []byte) bool {
+			name, ok := canon.RawString(key)
+			if ok {
+				x.walk(val, p.appendMember(name))
+			}
+			return true
+		})
+	case '[':
+		canon.EachElement(v, func(e []byte) bool {
+			x.walk(e, p.appendArray())
+			return true
+		})
+	case '"':
+		x.str(v, p)
+	case 't':
+		x.emit(p, famEq, []byte{typeTrue})
+	case 'f':
+		x.emit(p, famEq, []byte{typeFalse})
+	case 'n':
+		x.emit(p, famEq, []byte{typeNull})
+	default:
+		x.number(v, p)
+	}
+}
+
+// number emits the equality posting (canonical text, so 1.0 and 1 are one
+// key) and the range posting.
+func (x *extractor) number(v []byte, p Path) {
+	x.emit(p, famEq, append(append(x.buf[:0], typeNumber), v...))
+	if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+		x.emit(p, famRange, appendSortableFloat(append(x.buf[:0], typeNumber), f))
+	}
+}
+
+// str emits equality, range (decimal strings and instants) and trigram
+// postings, or marks the path long for strings past the posting limits.
+func (x *extractor) str(q []byte, p Path) {
+	s, ok := canon.RawString(q)
+	if !ok {
+		return
+	}
+	if canon.IsDecimal(s) {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			x.emit(p, famRange, appendSortableFloat(append(x.buf[:0], typeNumber), f))
+		}
+	} else if t, ok := canon.ParseInstant(s); ok {
+		x.emit(p, famRange, appendSortableInstant(append(x.buf[:0], typeInst), t))
+	}
+	if len(s) > maxEqString {
+		x.emit(p, famLong, nil)
+		return
+	}
+	x.emit(p, famEq, append(append(x.buf[:0], typeString), s...))
+	x.grams(s, p)
+}
+
+func (x *extractor) grams(s string, p Path) {
+	if len(s) > maxGramString {
+		x.emit(p, famLong, nil)
+		return
+	}
+	for i := 0; i+3 <= len(s); i++ {
+		x.emit(p, famGram, []byte(s[i:i+3]))
+	}
+}

@@ -1,0 +1,160 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// Version is the index format recorded in an indexed store.
+const Version = "aqlstore.index.v1"
+
+// Index maintains the postings of one store and answers lookups. It
+// implements store.Indexer.
+type Index struct {
+	r *store.IndexReader
+
+	mu    sync.RWMutex    // guards paths and ids for lookups
+	ids   map[Path]uint32 // committed dictionary
+	paths map[uint32]Path // committed, by id
+	next  uint32          // next path id
+	fresh map[Path]uint32 // paths first seen in the running mutation
+	adds  map[string]*roaring.Bitmap
+	dels  map[string]*roaring.Bitmap
+	x     extractor
+	key   []byte
+}
+
+// New returns an Index to pass as store.Options.Indexer.
+func New() *Index {
+	ix := &Index{ids: map[Path]uint32{}, paths: map[uint32]Path{}, next: 1}
+	ix.reset()
+	return ix
+}
+
+func (ix *Index) reset() {
+	ix.fresh = map[Path]uint32{}
+	ix.adds = map[string]*roaring.Bitmap{}
+	ix.dels = map[string]*roaring.Bitmap{}
+}
+
+// Version implements store.Indexer.
+func (ix *Index) Version() string { return Version }
+
+// Load implements store.Indexer: it reads the path dictionary.
+func (ix *Index) Load(r *store.IndexReader) error {
+	ix.r = r
+	start := appendFamily(nil, famPath)
+	end := appendFamily(nil, famPath+1)
+	return r.Scan(start, end, func(key, value []byte) error {
+		if len(value) != 4 {
+			return fmt.Errorf("index: path dictionary entry %q is corrupt", key)
+		}
+		id := binary.BigEndian.Uint32(value)
+		p := Path(key[2:])
+		ix.ids[p], ix.paths[id] = id, p
+		ix.next = max(ix.next, id+1)
+		return nil
+	})
+}
+
+// Add implements store.Indexer.
+func (ix *Index) Add(num uint32, doc store.IndexedDoc) error {
+	return ix.postings(num, doc, ix.adds)
+}
+
+// Remove implements store.Indexer.
+func (ix *Index) Remove(num uint32, doc store.IndexedDoc) error {
+	return ix.postings(num, doc, ix.dels)
+}
+
+// postings records num under every key the document has.
+func (ix *Index) postings(num uint32, doc store.IndexedDoc, into map[string]*roaring.Bitmap) error {
+	if len(doc.Canonical) == 0 {
+		return fmt.Errorf("index: document %d is empty", num)
+	}
+	set := func(key []byte) {
+		bm := into[string(key)]
+		if bm == nil {
+			bm = roaring.New()
+			into[string(key)] = bm
+		}
+		bm.Add(num)
+	}
+	set(appendFamily(ix.key[:0], famAll))
+	set(append(appendFamily(ix.key[:0], famKind), doc.Kind...))
+	set(append(appendFamily(ix.key[:0], famOwner), doc.Owner...))
+	ix.x.emit = func(p Path, fam byte, value []byte) {
+		ix.key = append(appendPathKey(ix.key[:0], fam, ix.pathID(p)), value...)
+		set(ix.key)
+	}
+	ix.x.walk(doc.Canonical, "")
+	return nil
+}
+
+// pathID returns p's id, allocating one for a path not seen before.
+func (ix *Index) pathID(p Path) uint32 {
+	if id, ok := ix.ids[p]; ok {
+		return id
+	}
+	if id, ok := ix.fresh[p]; ok {
+		return id
+	}
+	id := ix.next
+	ix.next++
+	ix.fresh[p] = id
+	return id
+}
+
+// Flush implements store.Indexer: new paths, then one merge operand per
+// posting key, in key order.
+func (ix *Index) Flush(w *store.IndexWriter) error {
+	for p, id := range ix.fresh {
+		idb := binary.BigEndian.AppendUint32(nil, id)
+		if err := w.Set(append(appendFamily(nil, famPath), p...), idb); err != nil {
+			return err
+		}
+		if err := w.Set(append(appendFamily(nil, famPathID), idb...), []byte(p)); err != nil {
+			return err
+		}
+	}
+	if err := flushBits(ix.adds, w.AddBits); err != nil {
+		return err
+	}
+	return flushBits(ix.dels, w.RemoveBits)
+}
+
+func flushBits(m map[string]*roaring.Bitmap, write func([]byte, *roaring.Bitmap) error) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := write([]byte(k), m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Done implements store.Indexer: committed paths become visible to
+// lookups; an aborted mutation's paths and ids are forgotten.
+func (ix *Index) Done(committed bool) {
+	if committed {
+		ix.mu.Lock()
+		for p, id := range ix.fresh {
+			ix.ids[p], ix.paths[id] = id, p
+		}
+		ix.mu.Unlock()
+	} else {
+		for _, id := range ix.fresh {
+			ix.next = min(ix.next, id)
+		}
+	}
+	ix.reset()
+}

@@ -1,0 +1,142 @@
+package index
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+func openIndexed(t testing.TB) (*store.Store, *Index) {
+	t.Helper()
+	s, ix, err := Open(t.TempDir(), &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, ix
+}
+
+func put(t testing.TB, s *store.Store, ctx context.Context, body string) store.Ref {
+	t.Helper()
+	ref, err := s.Put(ctx, store.Document{Body: []byte(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+func paths(t *testing.T, ix *Index, ptr string) ([]uint32, bool) {
+	t.Helper()
+	return ix.Paths(canon.MustParsePointer(ptr))
+}
+
+func TestPostings(t *testing.T) {
+	s, ix := openIndexed(t)
+	ctx := context.Background()
+	a := put(t, s, ctx, `{"offer_id":"a","tags":["x","sale"],"price":{"amount":"79.99"},"n":1.0,"at":"2026-05-03T10:00:00+02:00","ok":true}`)
+	b := put(t, s, ctx, `{"offer_id":"b","tags":["y"],"price":{"amount":"120.00"},"n":2,"at":"2026-06-01T00:00:00Z","ok":null}`)
+	has := func(what string, bm interface{ Contains(uint32) bool }, num uint32, want bool) {
+		t.Helper()
+		if bm.Contains(num) != want {
+			t.Errorf("%s: contains %d = %v, want %v", what, num, !want, want)
+		}
+	}
+	ids, exact := paths(t, ix, "/tags/*")
+	if len(ids) != 1 || !exact {
+		t.Fatalf("/tags/*: %v %v", ids, exact)
+	}
+	eq, exact, _ := ix.Eq(ids, "sale")
+	has("tags eq sale", eq, a.Num, true)
+	has("tags eq sale", eq, b.Num, false)
+	if !exact {
+		t.Error("string eq not exact")
+	}
+	ids, exact = paths(t, ix, "/tags/0")
+	if !(len(ids) == 1 && !exact) {
+		t.Errorf("/tags/0 should be lossy: %v %v", ids, exact)
+	}
+	nids, _ := paths(t, ix, "/n")
+	one, exact, _ := ix.Eq(nids, canon.Number("1.00"))
+	has("n eq 1.00", one, a.Num, true)
+	if !exact {
+		t.Error("1.00 vs canonical 1 should be exact")
+	}
+	pids, _ := paths(t, ix, "/price/amount")
+	cheap, _ := ix.NumberRange(pids, -1e308, 100)
+	has("price <= 100", cheap, a.Num, true)
+	has("price <= 100", cheap, b.Num, false)
+	tids, _ := paths(t, ix, "/**/at")
+	early, _ := ix.InstantRange(tids, time.Time{}, time.Date(2026, 5, 3, 8, 0, 0, 0, time.UTC))
+	has("at <= 08:00Z", early, a.Num, true)
+	has("at <= 08:00Z", early, b.Num, false)
+	g, _ := ix.Grams(ids[:0:0], "sal")
+	if !g.IsEmpty() {
+		t.Error("grams over no paths")
+	}
+	tagIDs, _ := paths(t, ix, "/tags/*")
+	g, _ = ix.Grams(tagIDs, "ale")
+	has("tags contain 'ale'", g, a.Num, true)
+	has("tags contain 'ale'", g, b.Num, false)
+	all, _ := ix.Kinds([]canon.Kind{canon.KindOffer})
+	if all.GetCardinality() != 2 {
+		t.Errorf("kind bitmap %v", all)
+	}
+	// Deleting removes every posting.
+	if err := s.Delete(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	eq, _, _ = ix.Eq(tagIDs, "sale")
+	all, _ = ix.All()
+	if !eq.IsEmpty() || all.Contains(a.Num) {
+		t.Errorf("postings survive delete: %v %v", eq, all)
+	}
+}
+
+func TestReopenKeepsDictionaryAndRefusesUnindexedOpen(t *testing.T) {
+	dir := t.TempDir()
+	s, _, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, context.Background(), `{"offer_id":"a","deep":{"x":[1,2]}}`)
+	s.Close()
+	if _, err := store.Open(dir, nil); err == nil {
+		t.Fatal("an indexed store opened without its index")
+	}
+	s, ix, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ids, exact := ix.Paths(canon.MustParsePointer("/deep/x/*"))
+	bm, _, _ := ix.Eq(ids, canon.Number("2"))
+	if len(ids) != 1 || !exact || bm.GetCardinality() != 1 {
+		t.Fatalf("after reopen: %v %v %v", ids, exact, bm)
+	}
+	plain := t.TempDir()
+	s2, _ := store.Open(plain, nil)
+	put(t, s2, context.Background(), `{"offer_id":"z"}`)
+	s2.Close()
+	if _, _, err := Open(plain, nil); err == nil {
+		t.Fatal("indexing started on a store with unindexed documents")
+	}
+}
+
+func TestPathMatch(t *testing.T) {
+	p := Path("").appendMember("a").appendArray().appendMember("b")
+	cases := map[string]matchMode{
+		"/a/*/b": exactMatch, "/a/0/b": lossyMatch, "/**/b": exactMatch, "/**": exactMatch,
+		"/a/**": exactMatch, "/*/*/*": exactMatch, "/a/b": noMatch, "/a/-/b": noMatch, "/a/*": noMatch,
+	}
+	for ptr, want := range cases {
+		if got := match(canon.MustParsePointer(ptr).Segments(), p.segments()); got != want {
+			t.Errorf("%s vs %s: %v, want %v", ptr, p, got, want)
+		}
+	}
+	if p.String() != "/a/*/b" {
+		t.Errorf("String %q", p.String())
+	}
+}

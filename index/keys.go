@@ -1,0 +1,82 @@
+package index
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// Key layout. Every key starts with store.IndexPrefix ('X') and a family
+// byte; path ids are 4 bytes big-endian.
+//
+//	family  key                                   value
+//	'N'     X N                                   next path id, 4 bytes
+//	'p'     X p path                              path id (the dictionary)
+//	'P'     X P id                                path (the reverse)
+//	'e'     X e id                                bitmap: documents with a value at the path
+//	'q'     X q id type value                     bitmap: documents with that scalar there
+//	                                              type s string (≤ maxEqString bytes), n number
+//	                                              (canonical text), t true, f false, z null
+//	'r'     X r id type sortable                  bitmap: range postings, one per value
+//	                                              type n number or decimal string (float64
+//	                                              order), i RFC 3339 instant (seconds, nanos)
+//	'g'     X g id trigram                        bitmap: strings there containing the trigram
+//	'l'     X l id                                bitmap: documents with strings too long for
+//	                                              trigram or equality postings at the path
+//	'k'     X k kind                              bitmap: documents of the kind
+//	'w'     X w owner                             bitmap: documents of the owner
+//	'u'     X u                                   bitmap: every document
+const (
+	famNext    = 'N'
+	famPath    = 'p'
+	famPathID  = 'P'
+	famExists  = 'e'
+	famEq      = 'q'
+	famRange   = 'r'
+	famGram    = 'g'
+	famLong    = 'l'
+	famKind    = 'k'
+	famOwner   = 'w'
+	famAll     = 'u'
+	typeString = 's'
+	typeNumber = 'n'
+	typeTrue   = 't'
+	typeFalse  = 'f'
+	typeNull   = 'z'
+	typeInst   = 'i'
+)
+
+// Strings longer than these get no equality or trigram postings; they are
+// listed in the path's 'l' bitmap, which lookups add as lossy candidates.
+const (
+	maxEqString   = 128
+	maxGramString = 64
+)
+
+func appendFamily(dst []byte, fam byte) []byte { return append(dst, store.IndexPrefix, fam) }
+
+func appendPathKey(dst []byte, fam byte, id uint32) []byte {
+	return binary.BigEndian.AppendUint32(appendFamily(dst, fam), id)
+}
+
+// appendSortableFloat appends f so that byte order is numeric order.
+func appendSortableFloat(dst []byte, f float64) []byte {
+	bits := math.Float64bits(f)
+	if f < 0 || (f == 0 && math.Signbit(f)) {
+		bits = ^bits
+	} else {
+		bits |= 1 << 63
+	}
+	if f == 0 {
+		bits = 1 << 63 // -0 and 0 are one value
+	}
+	return binary.BigEndian.AppendUint64(dst, bits)
+}
+
+// appendSortableInstant appends t as offset-binary seconds and nanos.
+func appendSortableInstant(dst []byte, t time.Time) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(t.Unix())^(1<<63))
+	return binary.BigEndian.AppendUint32(dst, uint32(t.Nanosecond()))
+}

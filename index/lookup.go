@@ -1,0 +1,232 @@
+package index
+
+import (
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/store"
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Paths returns the ids of the committed paths the pointer can resolve
+// through, and whether every one of them matches exactly (no concrete
+// array index folded into a *).
+func (ix *Index) Paths(ptr *canon.Pointer) (ids []uint32, exact bool) {
+	pat := ptr.Segments()
+	exact = true
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for p, id := range ix.ids {
+		switch match(pat, p.segments()) {
+		case exactMatch:
+			ids = append(ids, id)
+		case lossyMatch:
+			ids, exact = append(ids, id), false
+		}
+	}
+	return ids, exact
+}
+
+// ArrayChildren returns the ids of the array levels below the given paths
+// (path/* for each path holding arrays).
+func (ix *Index) ArrayChildren(ids []uint32) []uint32 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var out []uint32
+	for _, id := range ids {
+		if child, ok := ix.ids[ix.paths[id].appendArray()]; ok {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// PathString returns the display form of a path id.
+func (ix *Index) PathString(id uint32) string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.paths[id].String()
+}
+
+func (ix *Index) bitmap(key []byte) (*roaring.Bitmap, error) { return ix.r.Bitmap(key) }
+
+// union ORs the bitmaps of key(id) over ids.
+func (ix *Index) union(ids []uint32, key func(id uint32) []byte) (*roaring.Bitmap, error) {
+	out := roaring.New()
+	for _, id := range ids {
+		bm, err := ix.bitmap(key(id))
+		if err != nil {
+			return nil, err
+		}
+		out.Or(bm)
+	}
+	return out, nil
+}
+
+// Exists returns the documents with a value at any of the paths.
+func (ix *Index) Exists(ids []uint32) (*roaring.Bitmap, error) {
+	return ix.union(ids, func(id uint32) []byte { return appendPathKey(nil, famExists, id) })
+}
+
+// Long returns the documents with strings at the paths too long for
+// equality and trigram postings: lookups add them as lossy candidates.
+func (ix *Index) Long(ids []uint32) (*roaring.Bitmap, error) {
+	return ix.union(ids, func(id uint32) []byte { return appendPathKey(nil, famLong, id) })
+}
+
+// Eq returns the documents holding the scalar v at one of the paths, and
+// whether that set is exact. Objects and arrays, long strings and numbers
+// whose canonical form is not numerically v are looked up lossily.
+func (ix *Index) Eq(ids []uint32, v any) (*roaring.Bitmap, bool, error) {
+	val, exact := eqValue(v)
+	if val == nil {
+		bm, err := ix.Exists(ids)
+		return bm, false, err
+	}
+	bm, err := ix.union(ids, func(id uint32) []byte { return append(appendPathKey(nil, famEq, id), val...) })
+	if err != nil || exact {
+		return bm, exact, err
+	}
+	long, err := ix.Long(ids)
+	if err == nil {
+		bm.Or(long)
+	}
+	return bm, false, err
+}
+
+// eqValue returns the posting suffix of a scalar and whether the posting
+// is exactly "equals v"; nil for values with no posting.
+func eqValue(v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return []byte{typeNull}, true
+	case bool:
+		if v {
+			return []byte{typeTrue}, true
+		}
+		return []byte{typeFalse}, true
+	case string:
+		if len(v) > maxEqString {
+			return append([]byte{typeString}, v[:maxEqString]...), false
+		}
+		return append([]byte{typeString}, v...), true
+	case canon.Number:
+		c, err := canon.Canonicalize(nil, []byte(v), nil)
+		if err != nil {
+			return nil, false
+		}
+		return append([]byte{typeNumber}, c...), sameNumber(string(v), string(c))
+	}
+	return nil, false
+}
+
+// sameNumber reports whether two number texts have the same exact value.
+func sameNumber(a, b string) bool {
+	x, _, err1 := apd.NewFromString(a)
+	y, _, err2 := apd.NewFromString(b)
+	return err1 == nil && err2 == nil && x.Cmp(y) == 0
+}
+
+// NumberRange returns the documents with a number or decimal string in
+// [lo, hi] at one of the paths (float64 order: callers treat it as lossy
+// at the bounds). Use ±Inf for open ends.
+func (ix *Index) NumberRange(ids []uint32, lo, hi float64) (*roaring.Bitmap, error) {
+	return ix.rangeScan(ids, typeNumber, appendSortableFloat(nil, lo), appendSortableFloat(nil, hi))
+}
+
+// InstantRange returns the documents with an RFC 3339 instant in [lo, hi]
+// at one of the paths; instants are indexed exactly.
+func (ix *Index) InstantRange(ids []uint32, lo, hi time.Time) (*roaring.Bitmap, error) {
+	return ix.rangeScan(ids, typeInst, appendSortableInstant(nil, lo), appendSortableInstant(nil, hi))
+}
+
+func (ix *Index) rangeScan(ids []uint32, typ byte, lo, hi []byte) (*roaring.Bitmap, error) {
+	out := roaring.New()
+	for _, id := range ids {
+		prefix := append(appendPathKey(nil, famRange, id), typ)
+		start := append(append([]byte(nil), prefix...), lo...)
+		end := append(append(append([]byte(nil), prefix...), hi...), 0xff) // hi inclusive
+		err := ix.r.Scan(start, end, func(_, value []byte) error {
+			bm, err := decodePosting(value)
+			out.Or(bm)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Grams returns a superset of the documents with a string containing
+// needle at one of the paths: those with every trigram of needle, plus
+// those with strings too long to have trigram postings. A needle shorter
+// than a trigram gives every document with a value there.
+func (ix *Index) Grams(ids []uint32, needle string) (*roaring.Bitmap, error) {
+	if len(needle) < 3 {
+		return ix.Exists(ids)
+	}
+	out := roaring.New()
+	for _, id := range ids {
+		bm, err := ix.gramsAt(id, needle)
+		if err != nil {
+			return nil, err
+		}
+		out.Or(bm)
+	}
+	long, err := ix.Long(ids)
+	if err == nil {
+		out.Or(long)
+	}
+	return out, err
+}
+
+func (ix *Index) gramsAt(id uint32, needle string) (*roaring.Bitmap, error) {
+	var acc *roaring.Bitmap
+	for i := 0; i+3 <= len(needle); i++ {
+		bm, err := ix.bitmap(append(appendPathKey(nil, famGram, id), needle[i:i+3]...))
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			acc = bm
+		} else {
+			acc.And(bm)
+		}
+		if acc.IsEmpty() {
+			break
+		}
+	}
+	return acc, nil
+}
+
+// All returns every document.
+func (ix *Index) All() (*roaring.Bitmap, error) { return ix.bitmap(appendFamily(nil, famAll)) }
+
+// Kinds returns the documents of any of the kinds.
+func (ix *Index) Kinds(kinds []canon.Kind) (*roaring.Bitmap, error) {
+	out := roaring.New()
+	for _, k := range kinds {
+		bm, err := ix.bitmap(append(appendFamily(nil, famKind), k...))
+		if err != nil {
+			return nil, err
+		}
+		out.Or(bm)
+	}
+	return out, nil
+}
+
+// Owners returns the documents of any of the owners.
+func (ix *Index) Owners(owners []string) (*roaring.Bitmap, error) {
+	out := roaring.New()
+	for _, o := range owners {
+		bm, err := ix.bitmap(append(appendFamily(nil, famOwner), o...))
+		if err != nil {
+			return nil, err
+		}
+		out.Or(bm)
+	}
+	return out, nil
+}
+func decodePosting(v []byte) (*roaring.Bitmap, error) { return store.DecodeBitmap(v) }

@@ -1,0 +1,177 @@
+package query
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/index"
+	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// Plan is the candidate set an intent's constraint tree yields from the
+// index, as a tree mirroring the constraints. Each node has a bitmap and
+// an exact flag: exact means the bitmap is precisely the documents that
+// satisfy the node; otherwise it is a superset (enumeration is always
+// conservative, RFC 0020 A.3 R2). Candidates are checked exactly either way.
+type Plan struct {
+	Root       *PlanNode
+	Universe   *roaring.Bitmap // visible documents of the intent's kinds
+	Candidates *roaring.Bitmap // Root ∩ Universe
+	Sequential bool            // fetch by walking the store rather than by lookups
+}
+
+// PlanNode is one operator of a plan. Op names read like the packages:
+// index.Eq, index.Range, bitmap.And, bitmap.AndNot.
+type PlanNode struct {
+	Op       string
+	Detail   string // the node's arguments, for explain
+	Exact    bool
+	Estimate uint64 // the bound the children's sizes give, before combining
+	Actual   uint64
+	Time     time.Duration
+	Children []*PlanNode
+	bm       *roaring.Bitmap
+}
+
+// sequentialFraction is the share of the universe above which candidates
+// are fetched by walking the document records in order instead of looking
+// each one up.
+const sequentialFraction = 0.25
+
+// planner builds a Plan against one index.
+type planner struct {
+	ix  *index.Index
+	all *roaring.Bitmap // the universe, for not
+}
+
+// PlanIntent builds the plan of in for a reader acting as principal over
+// kinds.
+func PlanIntent(ix *index.Index, in *aql.Intent, principal string, kinds []canon.Kind) (*Plan, error) {
+	u, err := universe(ix, principal, kinds)
+	if err != nil {
+		return nil, err
+	}
+	p := &planner{ix: ix, all: u}
+	root, err := p.node(in.Constraints)
+	if err != nil {
+		return nil, err
+	}
+	cands := roaring.And(root.bm, u)
+	seq := float64(cands.GetCardinality()) > sequentialFraction*float64(u.GetCardinality())
+	return &Plan{Root: root, Universe: u, Candidates: cands, Sequential: seq}, nil
+}
+
+// universe is every document of the kinds that principal may see.
+func universe(ix *index.Index, principal string, kinds []canon.Kind) (*roaring.Bitmap, error) {
+	owners := []string{store.Public}
+	if principal != store.Public {
+		owners = append(owners, principal)
+	}
+	byOwner, err := ix.Owners(owners)
+	if err != nil {
+		return nil, err
+	}
+	byKind, err := ix.Kinds(kinds)
+	if err != nil {
+		return nil, err
+	}
+	return roaring.And(byOwner, byKind), nil
+}
+
+func (p *planner) node(n *aql.Node) (*PlanNode, error) {
+	start := time.Now()
+	var pn *PlanNode
+	var err error
+	switch n.Kind {
+	case aql.NodeLeaf:
+		pn, err = p.leaf(n.Leaf)
+	case aql.NodeAllOf, aql.NodeAnyOf:
+		pn, err = p.combine(n)
+	case aql.NodeNot:
+		pn, err = p.not(n)
+	default:
+		return nil, fmt.Errorf("query: plan: malformed constraint node at %s", n.Pointer)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pn.Actual, pn.Time = pn.bm.GetCardinality(), time.Since(start)
+	return pn, nil
+}
+
+func (p *planner) combine(n *aql.Node) (*PlanNode, error) {
+	and := n.Kind == aql.NodeAllOf
+	pn := &PlanNode{Op: "bitmap.Or", Exact: true}
+	if and {
+		pn.Op, pn.Estimate = "bitmap.And", math.MaxUint64
+	}
+	bms := make([]*roaring.Bitmap, 0, len(n.Children))
+	for _, c := range n.Children {
+		cn, err := p.node(c)
+		if err != nil {
+			return nil, err
+		}
+		pn.Children, pn.Exact = append(pn.Children, cn), pn.Exact && cn.Exact
+		bms = append(bms, cn.bm)
+		if and {
+			pn.Estimate = min(pn.Estimate, cn.Actual)
+		} else {
+			pn.Estimate += cn.Actual
+		}
+	}
+	if and {
+		pn.bm = roaring.FastAnd(bms...)
+	} else {
+		pn.bm = roaring.FastOr(bms...)
+	}
+	return pn, nil
+}
+
+// not is universe − X when X is exact; a lossy X says nothing about what
+// fails it, so every document stays a candidate.
+func (p *planner) not(n *aql.Node) (*PlanNode, error) {
+	cn, err := p.node(n.Children[0])
+	if err != nil {
+		return nil, err
+	}
+	pn := &PlanNode{Op: "bitmap.AndNot", Detail: "universe", Exact: cn.Exact, Children: []*PlanNode{cn}}
+	pn.Estimate = p.all.GetCardinality() - min(p.all.GetCardinality(), cn.Actual)
+	if cn.Exact {
+		pn.bm = roaring.AndNot(p.all, cn.bm)
+	} else {
+		pn.Op, pn.Detail, pn.bm = "index.Universe", "not over a lossy child", p.all.Clone()
+	}
+	return pn, nil
+}
+
+// leafDetail renders a leaf for explain: /path op value.
+func leafDetail(l *aql.Leaf) string {
+	v := string(canon.AppendValue(nil, l.Value))
+	if len(v) > 60 {
+		v = v[:57] + "..."
+	}
+	return fmt.Sprintf("%s %s %s", l.Path.String(), opSymbol(l.Operator), v)
+}
+
+func opSymbol(o aql.Operator) string {
+	switch o {
+	case aql.OpEq:
+		return "="
+	case aql.OpNe:
+		return "≠"
+	case aql.OpLt:
+		return "<"
+	case aql.OpLte:
+		return "≤"
+	case aql.OpGt:
+		return ">"
+	case aql.OpGte:
+		return "≥"
+	}
+	return strings.ReplaceAll(o.String(), "_", " ")
+}

@@ -1,0 +1,154 @@
+package query
+
+import (
+	"math"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/query/aql"
+)
+
+// leaf maps one constraint onto index lookups. The path expands over the
+// path dictionary once; a concrete array index makes every lookup lossy.
+func (p *planner) leaf(l *aql.Leaf) (*PlanNode, error) {
+	ids, pathExact := p.ix.Paths(l.Path)
+	pn := &PlanNode{Detail: leafDetail(l)}
+	bm, op, exact, err := p.lookup(l, ids, pathExact)
+	if err != nil {
+		return nil, err
+	}
+	pn.Op, pn.bm, pn.Exact = op, bm, exact && pathExact
+	pn.Estimate = bm.GetCardinality()
+	return pn, nil
+}
+
+func (p *planner) lookup(l *aql.Leaf, ids []uint32, pathExact bool) (*roaring.Bitmap, string, bool, error) {
+	switch l.Operator {
+	case aql.OpExists:
+		return p.exists(l, ids, pathExact)
+	case aql.OpEq:
+		bm, exact, err := p.ix.Eq(ids, l.Value)
+		return bm, "index.Eq", exact, err
+	case aql.OpIn:
+		return p.in(l, ids)
+	case aql.OpLt, aql.OpLte, aql.OpGt, aql.OpGte, aql.OpBefore, aql.OpAfter, aql.OpWithin, aql.OpOutside:
+		return p.ranged(l, ids)
+	case aql.OpContains:
+		return p.contains(l, ids)
+	}
+	// ne, not_in, matches: some value at the path is all an index can say.
+	bm, err := p.ix.Exists(ids)
+	return bm, "index.Exists", false, err
+}
+
+// exists: true is the existence postings; false their complement, which
+// is only sound when the path matched exactly (a folded array index makes
+// the postings a superset, and the complement of a superset misses
+// documents).
+func (p *planner) exists(l *aql.Leaf, ids []uint32, pathExact bool) (*roaring.Bitmap, string, bool, error) {
+	bm, err := p.ix.Exists(ids)
+	if err != nil || l.Exists {
+		return bm, "index.Exists", true, err
+	}
+	if !pathExact {
+		return p.all.Clone(), "index.Universe", false, nil
+	}
+	return roaring.AndNot(p.all, bm), "index.Missing", true, nil
+}
+
+func (p *planner) in(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
+	out, exact := roaring.New(), true
+	for _, v := range l.Set {
+		bm, ex, err := p.ix.Eq(ids, v)
+		if err != nil {
+			return nil, "", false, err
+		}
+		out.Or(bm)
+		exact = exact && ex
+	}
+	return out, "index.In", exact, nil
+}
+
+// ranged looks up ordered postings. Instants are indexed exactly, so their
+// ranges are exact; numbers and decimal strings are ordered as float64,
+// so their bounds are widened to inclusive and the result is lossy.
+func (p *planner) ranged(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
+	if l.Operator == aql.OpWithin || l.Operator == aql.OpOutside {
+		return p.interval(l, ids)
+	}
+	if l.IsTime {
+		return p.instantRange(l, ids)
+	}
+	if l.Decimal == nil {
+		return roaring.New(), "index.Range", true, nil // no operand an order applies to
+	}
+	f, _ := l.Decimal.Float64()
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if l.Operator == aql.OpLt || l.Operator == aql.OpLte {
+		hi = math.Nextafter(f, math.Inf(1))
+	} else {
+		lo = math.Nextafter(f, math.Inf(-1))
+	}
+	bm, err := p.ix.NumberRange(ids, lo, hi)
+	return bm, "index.Range", false, err
+}
+
+var (
+	minInstant = time.Unix(math.MinInt64/2, 0)
+	maxInstant = time.Unix(math.MaxInt64/2, 0)
+)
+
+func (p *planner) instantRange(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
+	t := l.Instant
+	lo, hi := minInstant, maxInstant
+	switch l.Operator {
+	case aql.OpLt, aql.OpBefore:
+		hi = t.Add(-time.Nanosecond)
+	case aql.OpLte:
+		hi = t
+	case aql.OpGt, aql.OpAfter:
+		lo = t.Add(time.Nanosecond)
+	case aql.OpGte:
+		lo = t
+	}
+	bm, err := p.ix.InstantRange(ids, lo, hi)
+	return bm, "index.Range", true, err
+}
+
+// interval: within is [start, end]; outside is some value before start
+// or after end.
+func (p *planner) interval(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
+	iv := l.Interval
+	if l.Operator == aql.OpWithin {
+		bm, err := p.ix.InstantRange(ids, iv.Start, iv.End)
+		return bm, "index.Range", true, err
+	}
+	before, err := p.ix.InstantRange(ids, minInstant, iv.Start.Add(-time.Nanosecond))
+	if err != nil {
+		return nil, "", false, err
+	}
+	after, err := p.ix.InstantRange(ids, iv.End.Add(time.Nanosecond), maxInstant)
+	if err != nil {
+		return nil, "", false, err
+	}
+	return roaring.Or(before, after), "index.Range", true, nil
+}
+
+// contains: a string needle may be a substring of a string there
+// (trigrams) or an element of an array there (equality one level down).
+func (p *planner) contains(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
+	needle, ok := l.Value.(string)
+	if !ok {
+		bm, err := p.ix.Exists(ids)
+		return bm, "index.Exists", false, err
+	}
+	grams, err := p.ix.Grams(ids, needle)
+	if err != nil {
+		return nil, "", false, err
+	}
+	elems, _, err := p.ix.Eq(p.ix.ArrayChildren(ids), needle)
+	if err != nil {
+		return nil, "", false, err
+	}
+	return roaring.Or(grams, elems), "index.Ngram", false, nil
+}

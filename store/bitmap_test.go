@@ -1,0 +1,87 @@
+package store
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"pgregory.net/rapid"
+)
+
+// TestBitmapMergeMatchesModel applies random add/remove operands to a few
+// posting keys, with flushes and compactions in between (so Pebble merges
+// partial runs of operands), and compares every read with a model.
+func TestBitmapMergeMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		dir, err := os.MkdirTemp("", "aqlstore-bitmap-*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		s, err := Open(dir, &Options{NoSync: true, MemTableSize: 1 << 20, CacheSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		model := map[string]map[uint32]bool{}
+		for step := rapid.IntRange(1, 60).Draw(t, "steps"); step > 0; step-- {
+			key := fmt.Sprintf("Xk%d", rapid.IntRange(0, 2).Draw(t, "key"))
+			bits := rapid.SliceOfN(rapid.Uint32Range(0, 300), 1, 5).Draw(t, "bits")
+			add := rapid.Bool().Draw(t, "add")
+			applyOperand(t, s, key, bits, add)
+			if model[key] == nil {
+				model[key] = map[uint32]bool{}
+			}
+			for _, b := range bits {
+				model[key][b] = add
+			}
+			if rapid.IntRange(0, 9).Draw(t, "compact") == 0 {
+				if err := s.kv.compact(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkModel(t, s, model)
+		}
+	})
+}
+
+func applyOperand(t *rapid.T, s *Store, key string, bits []uint32, add bool) {
+	b := s.kv.newBatch()
+	w := &IndexWriter{b: b}
+	bm := roaring.BitmapOf(bits...)
+	var err error
+	if add {
+		err = w.AddBits([]byte(key), bm)
+	} else {
+		err = w.RemoveBits([]byte(key), bm)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.kv.apply(b, false); err != nil {
+		t.Fatal(err)
+	}
+	_ = b.wait()
+}
+
+func checkModel(t *rapid.T, s *Store, model map[string]map[uint32]bool) {
+	for key, want := range model {
+		got, err := s.IndexReader().Bitmap([]byte(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for bit, set := range want {
+			if set {
+				n++
+				if !got.Contains(bit) {
+					t.Fatalf("%s lost bit %d: %v", key, bit, got)
+				}
+			}
+		}
+		if int(got.GetCardinality()) != n {
+			t.Fatalf("%s has %d bits, want %d: %v", key, got.GetCardinality(), n, got)
+		}
+	}
+}

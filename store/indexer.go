@@ -1,0 +1,146 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// Indexer keeps secondary indexes inside the store's own batches: a
+// document is never visible without its postings, nor postings without
+// their document. All calls happen under the store's writer lock, one
+// mutation at a time, so an Indexer needs no locking of its own for them.
+type Indexer interface {
+	// Load is called once by Open, to read what the indexer keeps in
+	// memory (a path dictionary, say). It must not read documents.
+	Load(r *IndexReader) error
+	// Add and Remove are called for each document a mutation puts or
+	// deletes, with its canonical bytes.
+	Add(num uint32, doc IndexedDoc) error
+	Remove(num uint32, doc IndexedDoc) error
+	// Flush writes the mutation's postings, just before it commits.
+	Flush(w *IndexWriter) error
+	// Done ends the mutation: committed says whether it reached the disk.
+	Done(committed bool)
+	// Version names the index format; it is recorded in the store, and a
+	// store indexed under another version must be reindexed.
+	Version() string
+}
+
+// IndexedDoc is what an Indexer sees of a document.
+type IndexedDoc struct {
+	Kind      canon.Kind
+	Owner     string
+	Canonical []byte // valid for the duration of the call
+}
+
+// IndexPrefix starts every key an Indexer may write.
+const IndexPrefix = 'X'
+
+// IndexWriter writes postings and plain index keys within a mutation.
+type IndexWriter struct{ b *batch }
+
+func checkIndexKey(key []byte) error {
+	if len(key) == 0 || key[0] != IndexPrefix {
+		return fmt.Errorf("%w: index key %q outside the index prefix", ErrInvalid, key)
+	}
+	return nil
+}
+
+// AddBits sets bm's bits in the posting list at key.
+func (w *IndexWriter) AddBits(key []byte, bm *roaring.Bitmap) error {
+	return w.merge(key, bm, nil)
+}
+
+// RemoveBits clears bm's bits in the posting list at key.
+func (w *IndexWriter) RemoveBits(key []byte, bm *roaring.Bitmap) error {
+	return w.merge(key, roaring.New(), bm)
+}
+
+func (w *IndexWriter) merge(key []byte, set, clear *roaring.Bitmap) error {
+	if err := checkIndexKey(key); err != nil {
+		return err
+	}
+	op, err := encodeOperand(nil, set, clear)
+	if err != nil {
+		return err
+	}
+	return w.b.b.Merge(key, op, nil)
+}
+
+// Set writes a plain (non-posting) index key.
+func (w *IndexWriter) Set(key, value []byte) error {
+	if err := checkIndexKey(key); err != nil {
+		return err
+	}
+	return w.b.set(key, value)
+}
+
+// IndexReader reads committed index keys.
+type IndexReader struct{ k *kv }
+
+// Get returns a copy of a plain index key's value.
+func (r *IndexReader) Get(key []byte) ([]byte, bool, error) { return r.k.get(key, nil) }
+
+// Bitmap returns the posting list at key (empty when absent). The bitmap
+// belongs to the caller.
+func (r *IndexReader) Bitmap(key []byte) (*roaring.Bitmap, error) {
+	v, found, err := r.k.get(key, nil)
+	if err != nil || !found {
+		return roaring.New(), err
+	}
+	return decodeBitmap(v)
+}
+
+// Scan calls fn for every index key in [start, end) with copies of key and
+// value; posting values decode with DecodeBitmap.
+func (r *IndexReader) Scan(start, end []byte, fn func(key, value []byte) error) error {
+	return r.k.scan(start, end, fn)
+}
+
+// DecodeBitmap decodes a posting value read by Scan.
+func DecodeBitmap(v []byte) (*roaring.Bitmap, error) { return decodeBitmap(v) }
+
+// IndexReader returns a reader of the store's committed index keys.
+func (s *Store) IndexReader() *IndexReader { return &IndexReader{k: s.kv} }
+
+// metaIndex records the index format of an indexed store.
+var metaIndex = []byte("Mindex")
+
+// checkIndexer refuses to open an indexed store without its indexer, or
+// with one of another version, or to start indexing a store whose
+// documents were never indexed: each would leave postings that disagree
+// with the documents.
+func (s *Store) checkIndexer() error {
+	v, found, err := s.kv.get(metaIndex, nil)
+	if err != nil {
+		return err
+	}
+	ix := s.opts.Indexer
+	switch {
+	case ix == nil && found:
+		return fmt.Errorf("store: %s is indexed (%s): open it with index.Open, or run `aqlstore reindex`", s.dir, v)
+	case ix == nil:
+		return nil
+	case found && string(v) != ix.Version():
+		return fmt.Errorf("store: %s is indexed as %s, this build writes %s: run `aqlstore reindex`", s.dir, v, ix.Version())
+	case !found && s.nextNum > 1:
+		return fmt.Errorf("store: %s holds documents that were never indexed: run `aqlstore reindex`", s.dir)
+	case !found:
+		if err := s.writeMeta(metaIndex, []byte(ix.Version())); err != nil {
+			return err
+		}
+	}
+	return ix.Load(s.IndexReader())
+}
+
+func (s *Store) writeMeta(key, value []byte) error {
+	b := s.kv.newBatch()
+	_ = b.set(key, value)
+	if err := s.kv.apply(b, true); err != nil {
+		b.close()
+		return err
+	}
+	return b.wait()
+}
