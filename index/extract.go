@@ -1,6 +1,8 @@
 package index
 
 import (
+	"bytes"
+	"encoding/binary"
 	"strconv"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -10,27 +12,31 @@ import (
 // extract walks canonical bytes (RFC 8785: no whitespace, validated) and
 // calls emit for each; it builds no tree.
 type extractor struct {
-	emit func(p Path, fam byte, value []byte)
+	emit func(p []byte, fam byte, value []byte) // p is valid for the call only
+	path []byte                                 // the encoded Path being walked
 	buf  []byte
 }
 
-// walk visits the value v at path p.
-func (x *extractor) walk(v []byte, p Path) {
+// walk visits the value v at the path in x.path, which it extends and
+// restores for children (no allocation per node).
+func (x *extractor) walk(v []byte) {
+	p := x.path
 	x.emit(p, famExists, nil)
 	switch v[0] {
 	case '{':
 		canon.EachMember(v, func(key, val []byte) bool {
-			name, ok := canon.RawString(key)
-			if ok {
-				x.walk(val, p.appendMember(name))
-			}
+			x.path = appendMemberSeg(p, key)
+			x.walk(val)
 			return true
 		})
+		x.path = p
 	case '[':
 		canon.EachElement(v, func(e []byte) bool {
-			x.walk(e, p.appendArray())
+			x.path = append(p, 'a')
+			x.walk(e)
 			return true
 		})
+		x.path = p
 	case '"':
 		x.str(v, p)
 	case 't':
@@ -46,7 +52,19 @@ func (x *extractor) walk(v []byte, p Path) {
 
 // number emits the equality posting (canonical text, so 1.0 and 1 are one
 // key) and the range posting.
-func (x *extractor) number(v []byte, p Path) {
+// appendMemberSeg appends a member segment for the quoted canonical key;
+// only keys with escapes are decoded.
+func appendMemberSeg(p, key []byte) []byte {
+	name := key[1 : len(key)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		s, _ := canon.RawString(key)
+		name = []byte(s)
+	}
+	p = binary.AppendUvarint(append(p, 'k'), uint64(len(name)))
+	return append(p, name...)
+}
+
+func (x *extractor) number(v []byte, p []byte) {
 	x.emit(p, famEq, append(append(x.buf[:0], typeNumber), v...))
 	if f, err := strconv.ParseFloat(string(v), 64); err == nil {
 		x.emit(p, famRange, appendSortableFloat(append(x.buf[:0], typeNumber), f))
@@ -55,7 +73,7 @@ func (x *extractor) number(v []byte, p Path) {
 
 // str emits equality, range (decimal strings and instants) and trigram
 // postings, or marks the path long for strings past the posting limits.
-func (x *extractor) str(q []byte, p Path) {
+func (x *extractor) str(q []byte, p []byte) {
 	s, ok := canon.RawString(q)
 	if !ok {
 		return
@@ -75,7 +93,7 @@ func (x *extractor) str(q []byte, p Path) {
 	x.grams(s, p)
 }
 
-func (x *extractor) grams(s string, p Path) {
+func (x *extractor) grams(s string, p []byte) {
 	if len(s) > maxGramString {
 		x.emit(p, famLong, nil)
 		return

@@ -23,8 +23,8 @@ type Index struct {
 	paths map[uint32]Path // committed, by id
 	next  uint32          // next path id
 	fresh map[Path]uint32 // paths first seen in the running mutation
-	adds  map[string]*roaring.Bitmap
-	dels  map[string]*roaring.Bitmap
+	adds  map[string]*posting
+	dels  map[string]*posting
 	x     extractor
 	key   []byte
 }
@@ -38,8 +38,8 @@ func New() *Index {
 
 func (ix *Index) reset() {
 	ix.fresh = map[Path]uint32{}
-	ix.adds = map[string]*roaring.Bitmap{}
-	ix.dels = map[string]*roaring.Bitmap{}
+	ix.adds = map[string]*posting{}
+	ix.dels = map[string]*posting{}
 }
 
 // Version implements store.Indexer.
@@ -72,41 +72,59 @@ func (ix *Index) Remove(num uint32, doc store.IndexedDoc) error {
 	return ix.postings(num, doc, ix.dels)
 }
 
+// posting collects one key's document numbers within a mutation. Numbers
+// arrive in ascending order for puts, so appending (skipping repeats of
+// the last) is cheaper than a bitmap insert per posting.
+type posting struct{ nums []uint32 }
+
+func (p *posting) add(num uint32) {
+	if n := len(p.nums); n == 0 || p.nums[n-1] != num {
+		p.nums = append(p.nums, num)
+	}
+}
+
+func (p *posting) bitmap() *roaring.Bitmap {
+	bm := roaring.New()
+	bm.AddMany(p.nums)
+	return bm
+}
+
 // postings records num under every key the document has.
-func (ix *Index) postings(num uint32, doc store.IndexedDoc, into map[string]*roaring.Bitmap) error {
+func (ix *Index) postings(num uint32, doc store.IndexedDoc, into map[string]*posting) error {
 	if len(doc.Canonical) == 0 {
 		return fmt.Errorf("index: document %d is empty", num)
 	}
 	set := func(key []byte) {
-		bm := into[string(key)]
-		if bm == nil {
-			bm = roaring.New()
-			into[string(key)] = bm
+		p := into[string(key)] // no allocation on lookup
+		if p == nil {
+			p = &posting{}
+			into[string(key)] = p
 		}
-		bm.Add(num)
+		p.add(num)
 	}
 	set(appendFamily(ix.key[:0], famAll))
 	set(append(appendFamily(ix.key[:0], famKind), doc.Kind...))
 	set(append(appendFamily(ix.key[:0], famOwner), doc.Owner...))
-	ix.x.emit = func(p Path, fam byte, value []byte) {
+	ix.x.emit = func(p []byte, fam byte, value []byte) {
 		ix.key = append(appendPathKey(ix.key[:0], fam, ix.pathID(p)), value...)
 		set(ix.key)
 	}
-	ix.x.walk(doc.Canonical, "")
+	ix.x.path = ix.x.path[:0]
+	ix.x.walk(doc.Canonical)
 	return nil
 }
 
 // pathID returns p's id, allocating one for a path not seen before.
-func (ix *Index) pathID(p Path) uint32 {
-	if id, ok := ix.ids[p]; ok {
+func (ix *Index) pathID(p []byte) uint32 {
+	if id, ok := ix.ids[Path(p)]; ok {
 		return id
 	}
-	if id, ok := ix.fresh[p]; ok {
+	if id, ok := ix.fresh[Path(p)]; ok {
 		return id
 	}
 	id := ix.next
 	ix.next++
-	ix.fresh[p] = id
+	ix.fresh[Path(p)] = id
 	return id
 }
 
@@ -128,14 +146,14 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 	return flushBits(ix.dels, w.RemoveBits)
 }
 
-func flushBits(m map[string]*roaring.Bitmap, write func([]byte, *roaring.Bitmap) error) error {
+func flushBits(m map[string]*posting, write func([]byte, *roaring.Bitmap) error) error {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if err := write([]byte(k), m[k]); err != nil {
+		if err := write([]byte(k), m[k].bitmap()); err != nil {
 			return err
 		}
 	}

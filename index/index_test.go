@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,75 @@ func TestPathMatch(t *testing.T) {
 	}
 	if p.String() != "/a/*/b" {
 		t.Errorf("String %q", p.String())
+	}
+}
+
+func TestReindexAndCheck(t *testing.T) {
+	dir := t.TempDir()
+	plain, err := store.Open(dir, &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, b := range []string{`{"offer_id":"a","t":["x","y"]}`, `{"offer_id":"b","n":2}`, `{"offer_id":"c","n":3}`} {
+		put(t, plain, ctx, b)
+	}
+	ref := put(t, plain, ctx, `{"offer_id":"d"}`)
+	if err := plain.Delete(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	plain.Close()
+	calls := 0
+	if err := Reindex(ctx, dir, nil, 2, func(int) { calls++ }); err != nil {
+		t.Fatal(err)
+	}
+	if calls < 2 {
+		t.Errorf("progress called %d times", calls)
+	}
+	s, ix, err := Open(dir, nil)
+	if err != nil {
+		t.Fatalf("open after reindex: %v", err)
+	}
+	defer s.Close()
+	rep, err := Check(ctx, s)
+	if err != nil || !rep.OK() || rep.Documents != 3 {
+		t.Fatalf("check after reindex: %v %+v", err, rep)
+	}
+	ids, _ := ix.Paths(canon.MustParsePointer("/n"))
+	bm, _, _ := ix.Eq(ids, canon.Number("3"))
+	if bm.GetCardinality() != 1 {
+		t.Fatalf("reindexed lookup: %v", bm)
+	}
+}
+
+// skipping drops one document's postings: a damaged index to Check.
+type skipping struct {
+	*Index
+	skip uint32
+}
+
+func (s skipping) Add(num uint32, doc store.IndexedDoc) error {
+	if num == s.skip {
+		return nil
+	}
+	return s.Index.Add(num, doc)
+}
+
+func TestCheckFindsMissingPostings(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.Open(dir, &store.Options{NoSync: true, Indexer: skipping{New(), 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	put(t, s, ctx, `{"offer_id":"a","n":1}`)
+	put(t, s, ctx, `{"offer_id":"b","n":2}`)
+	rep, err := Check(ctx, s)
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() || !strings.Contains(strings.Join(rep.Problems, "\n"), "misses documents {2}") {
+		t.Fatalf("damage not found: %+v", rep)
 	}
 }

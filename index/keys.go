@@ -52,7 +52,7 @@ const (
 // listed in the path's 'l' bitmap, which lookups add as lossy candidates.
 const (
 	maxEqString   = 128
-	maxGramString = 64
+	maxGramString = 32
 )
 
 func appendFamily(dst []byte, fam byte) []byte { return append(dst, store.IndexPrefix, fam) }

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/store"
 	"github.com/spf13/cobra"
 )
@@ -33,6 +34,8 @@ type Main struct {
 	dir    string // --dir
 	asDID  string // --as: the principal reads and writes act as
 	asJSON bool   // --json
+
+	ix *index.Index // the open store's index, set by open
 }
 
 // NewMain returns a Main on the process's standard streams.
@@ -83,6 +86,7 @@ func (m *Main) rootCommand() *cobra.Command {
 		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &lsCommand{m: m},
 		&statsCommand{m: m}, &verifyCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
 		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
+		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m},
 	} {
 		root.AddCommand(c.command())
 	}
@@ -99,12 +103,13 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// open opens the store named by --dir.
+// open opens the store named by --dir, with its index.
 func (m *Main) open() (*store.Store, error) {
-	s, err := store.Open(m.dir, nil)
+	s, ix, err := index.Open(m.dir, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", m.dir, err)
 	}
+	m.ix = ix
 	return s, nil
 }
 

@@ -23,6 +23,7 @@ type queryCommand struct {
 	cursor   string
 	rejected int
 	trust    string
+	noIndex  bool
 }
 
 func (c *queryCommand) command() *cobra.Command {
@@ -39,6 +40,7 @@ func (c *queryCommand) command() *cobra.Command {
 	f.StringVar(&c.cursor, "cursor", "", "continue a full_set response from its next_cursor")
 	f.IntVar(&c.rejected, "max-rejected", 100, "list at most this many rejected candidates")
 	f.StringVar(&c.trust, "trust", "", "trust file mapping issuer DIDs to keys (did:key issuers resolve without one)")
+	f.BoolVar(&c.noIndex, "no-index", false, "check every document instead of planning with the index (same answer, slower)")
 	return cmd
 }
 
@@ -98,6 +100,9 @@ func (c *queryCommand) resolve(ctx context.Context, in *aql.Intent, o *query.Opt
 		return err
 	}
 	defer s.Close()
+	if !c.noIndex {
+		o.Index = c.m.ix
+	}
 	resp, err := query.Resolve(ctx, s, in, o)
 	if err != nil {
 		return err

@@ -1,0 +1,99 @@
+package index
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// CheckReport is what Check found.
+type CheckReport struct {
+	Documents int      // documents re-derived
+	Postings  int      // posting lists compared
+	Problems  []string // the first 100, each naming the posting and the documents
+	Count     int      // every problem
+}
+
+// OK reports whether the postings agree with the documents.
+func (r *CheckReport) OK() bool { return r.Count == 0 }
+
+func (r *CheckReport) add(format string, args ...any) {
+	r.Count++
+	if len(r.Problems) < 100 {
+		r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	}
+}
+
+// Check re-derives every posting from the documents and compares it with
+// the stored one. It holds the derived postings in memory.
+func Check(ctx context.Context, s *store.Store) (*CheckReport, error) {
+	ix := New()
+	if err := ix.Load(s.IndexReader()); err != nil {
+		return nil, err
+	}
+	rep := &CheckReport{}
+	err := s.EachDocument(ctx, func(num uint32, doc store.IndexedDoc) error {
+		rep.Documents++
+		return ix.Add(num, doc)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for p := range ix.fresh {
+		rep.add("path %s is in documents but not in the dictionary", p)
+	}
+	if err := compareStored(s, ix.adds, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// postingFamilies are the families whose values are bitmaps.
+var postingFamilies = []byte{famExists, famEq, famRange, famGram, famLong, famKind, famOwner, famAll}
+
+func compareStored(s *store.Store, postings map[string]*posting, rep *CheckReport) error {
+	want := make(map[string]*roaring.Bitmap, len(postings))
+	for k, p := range postings {
+		want[k] = p.bitmap()
+	}
+	r := s.IndexReader()
+	for _, fam := range postingFamilies {
+		err := r.Scan(appendFamily(nil, fam), appendFamily(nil, fam+1), func(key, value []byte) error {
+			got, err := store.DecodeBitmap(value)
+			if err != nil {
+				return err
+			}
+			comparePosting(rep, key, got, want[string(key)])
+			delete(want, string(key))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for key, bm := range want {
+		comparePosting(rep, []byte(key), roaring.New(), bm)
+	}
+	return nil
+}
+
+func comparePosting(rep *CheckReport, key []byte, got, want *roaring.Bitmap) {
+	rep.Postings++
+	if want == nil {
+		want = roaring.New()
+	}
+	if extra := roaring.AndNot(got, want); !extra.IsEmpty() {
+		rep.add("posting %q lists documents %v that do not have it", key, extra)
+	}
+	if missing := roaring.AndNot(want, got); !missing.IsEmpty() {
+		rep.add("posting %q misses documents %v", key, missing)
+	}
+}
+
+// Reindex rebuilds the index of the store in dir from its documents; see
+// store.Reindex. The store must not be open elsewhere.
+func Reindex(ctx context.Context, dir string, opts *store.Options, batchDocs int, progress func(done int)) error {
+	return store.Reindex(ctx, dir, opts, New(), batchDocs, progress)
+}
