@@ -47,6 +47,10 @@ func Open(dir string, opts *Options) (*Store, error) {
 		_ = k.close()
 		return nil, err
 	}
+	if err := s.checkIndexer(); err != nil {
+		_ = k.close()
+		return nil, err
+	}
 	return s, nil
 }
 

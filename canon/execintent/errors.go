@@ -84,10 +84,3 @@ func (l ErrorList) Unwrap() []error {
 	return errs
 }
 
-// orNil turns an empty list into a nil error.
-func (l ErrorList) orNil() error {
-	if len(l) == 0 {
-		return nil
-	}
-	return l
-}
