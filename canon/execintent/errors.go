@@ -83,4 +83,3 @@ func (l ErrorList) Unwrap() []error {
 	}
 	return errs
 }
-
