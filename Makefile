@@ -5,7 +5,7 @@ DIR     ?= ./aqlstore-data
 FUZZTIME ?= 10s
 PKGS    := ./...
 
-.PHONY: all build test vectors race fuzz fuzz-long bench lint staticcheck demo clean
+.PHONY: all build test test-long vectors race fuzz fuzz-long bench lint staticcheck demo clean
 
 all: build
 
@@ -22,6 +22,11 @@ test:
 vectors:
 	@$(GO) test -count=1 -v -run 'JSONTestSuite|JCS|Vector|PointerRFC|PointerJSON|Shared' ./canon/ ./query/... 2>&1 \
 	  | grep -E '^\s+\S+_test.go:[0-9]+: |SKIP' || true
+
+## test-long: the differential planner test and the crash test, longer.
+test-long:
+	$(GO) test -count=1 -timeout 60m -run 'PlannerEqualsFullScan|BitmapMerge' -rapid.checks=5000 ./query/ ./store/
+	AQLSTORE_CRASH_CYCLES=100 $(GO) test -count=1 -timeout 60m -run Crash ./store/
 
 race:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
@@ -40,7 +45,7 @@ fuzz-long:
 
 ## bench: the micro-benchmarks (the comparison harness is under bench/).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./canon/... ./store/... ./query/...
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./canon/... ./store/... ./index/... ./query/...
 
 ## lint: go vet, staticcheck and the import-direction test.
 lint: staticcheck

@@ -29,18 +29,16 @@ func Stream(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) 
 		}
 		r := newResolution(in, &o)
 		r.o.MaxRejected = -1
-		for _, kind := range r.kinds() {
-			for doc, err := range s.Scan(rctx, kind) {
-				if err == nil {
-					err = r.consider(doc)
-				}
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				if !r.drain(yield) {
-					return
-				}
+		for doc, err := range r.fullScan(rctx, s) {
+			if err == nil {
+				err = r.consider(doc)
+			}
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !r.drain(yield) {
+				return
 			}
 		}
 	}
