@@ -22,3 +22,27 @@ func BenchmarkParseDocument(b *testing.B) {
 	}
 	b.SetBytes(int64(n / b.N))
 }
+
+func BenchmarkDecodeStoredManifest(b *testing.B) {
+	docs := make([][]byte, 200)
+	for i := range docs {
+		raw, _ := corpus.Document("manifest", 1, i, nil)
+		docs[i], _ = Canonicalize(nil, raw, nil)
+	}
+	for _, mode := range []string{"strict", "canonical"} {
+		b.Run(mode, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				c := docs[i%len(docs)]
+				var err error
+				if mode == "strict" {
+					_, err = Decode(c, nil)
+				} else {
+					_, err = DecodeCanonical(c)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -56,3 +56,24 @@ func FuzzCanonicalizeAgainstJCS(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeCanonical: on canonical bytes the fast decoder gives exactly
+// what the strict decoder gives; on anything else it never panics.
+func FuzzDecodeCanonical(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = DecodeCanonical(b)
+		c, err := Canonicalize(nil, b, nil)
+		if err != nil {
+			return
+		}
+		fast, err := DecodeCanonical(c)
+		if err != nil {
+			t.Fatalf("canonical %q not decoded: %v", c, err)
+		}
+		strict, _ := Decode(c, &Limits{MaxBytes: len(c) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
+		if string(AppendValue(nil, fast)) != string(AppendValue(nil, strict)) {
+			t.Fatalf("%q: fast %v, strict %v", c, fast, strict)
+		}
+	})
+}

@@ -51,7 +51,7 @@ func Check(ctx context.Context, s *store.Store) (*CheckReport, error) {
 }
 
 // postingFamilies are the families whose values are bitmaps.
-var postingFamilies = []byte{famExists, famEq, famRange, famGram, famLong, famKind, famOwner, famAll}
+var postingFamilies = []byte{famExists, famEq, famRange, famGram, famShort, famLong, famKind, famOwner, famAll}
 
 func compareStored(s *store.Store, postings map[string]*posting, rep *CheckReport) error {
 	want := make(map[string]*roaring.Bitmap, len(postings))

@@ -98,6 +98,10 @@ func (x *extractor) grams(s string, p []byte) {
 		x.emit(p, famLong, nil)
 		return
 	}
+	if len(s) < 3 {
+		x.emit(p, famShort, []byte(s))
+		return
+	}
 	for i := 0; i+3 <= len(s); i++ {
 		x.emit(p, famGram, []byte(s[i:i+3]))
 	}

@@ -211,3 +211,26 @@ func TestCheckFindsMissingPostings(t *testing.T) {
 		t.Fatalf("damage not found: %+v", rep)
 	}
 }
+
+func TestShortNeedle(t *testing.T) {
+	s, ix := openIndexed(t)
+	ctx := context.Background()
+	a := put(t, s, ctx, `{"j":["LI","DE"],"s":"ALIX"}`)
+	b := put(t, s, ctx, `{"j":["FR"],"s":"xx"}`)
+	c := put(t, s, ctx, `{"j":[],"s":"L"}`)
+	for needle, want := range map[string][]uint32{"LI": {a.Num}, "x": {b.Num}, "X": {a.Num}, "L": {a.Num, c.Num}, "R": {b.Num}} {
+		ids, _ := ix.Paths(canon.MustParsePointer("/**"))
+		bm, err := ix.Grams(ids, needle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range want {
+			if !bm.Contains(n) {
+				t.Errorf("needle %q misses document %d: %v", needle, n, bm)
+			}
+		}
+		if int(bm.GetCardinality()) != len(want) {
+			t.Errorf("needle %q: %v, want %v", needle, bm, want)
+		}
+	}
+}

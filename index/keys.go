@@ -23,6 +23,7 @@ import (
 //	                                              type n number or decimal string (float64
 //	                                              order), i RFC 3339 instant (seconds, nanos)
 //	'g'     X g id trigram                        bitmap: strings there containing the trigram
+//	'h'     X h id string                         bitmap: strings there shorter than a trigram
 //	'l'     X l id                                bitmap: documents with strings too long for
 //	                                              trigram or equality postings at the path
 //	'k'     X k kind                              bitmap: documents of the kind
@@ -36,6 +37,7 @@ const (
 	famEq      = 'q'
 	famRange   = 'r'
 	famGram    = 'g'
+	famShort   = 'h'
 	famLong    = 'l'
 	famKind    = 'k'
 	famOwner   = 'w'

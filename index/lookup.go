@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -162,14 +163,19 @@ func (ix *Index) rangeScan(ids []uint32, typ byte, lo, hi []byte) (*roaring.Bitm
 // Grams returns a superset of the documents with a string containing
 // needle at one of the paths: those with every trigram of needle, plus
 // those with strings too long to have trigram postings. A needle shorter
-// than a trigram gives every document with a value there.
+// than a trigram is looked for in the path's trigram and short-string
+// keys. An empty needle gives every document with a value there.
 func (ix *Index) Grams(ids []uint32, needle string) (*roaring.Bitmap, error) {
-	if len(needle) < 3 {
+	if needle == "" {
 		return ix.Exists(ids)
 	}
 	out := roaring.New()
 	for _, id := range ids {
-		bm, err := ix.gramsAt(id, needle)
+		gramsAt := ix.gramsAt
+		if len(needle) < 3 {
+			gramsAt = ix.shortAt
+		}
+		bm, err := gramsAt(id, needle)
 		if err != nil {
 			return nil, err
 		}
@@ -180,6 +186,28 @@ func (ix *Index) Grams(ids []uint32, needle string) (*roaring.Bitmap, error) {
 		out.Or(long)
 	}
 	return out, err
+}
+
+// shortAt ORs the trigram and short-string postings of path id whose text
+// contains needle (shorter than a trigram).
+func (ix *Index) shortAt(id uint32, needle string) (*roaring.Bitmap, error) {
+	out := roaring.New()
+	for _, fam := range []byte{famGram, famShort} {
+		prefix := appendPathKey(nil, fam, id)
+		end := appendPathKey(nil, fam, id+1)
+		err := ix.r.Scan(prefix, end, func(key, value []byte) error {
+			if !strings.Contains(string(key[len(prefix):]), needle) {
+				return nil
+			}
+			bm, err := decodePosting(value)
+			out.Or(bm)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (ix *Index) gramsAt(id uint32, needle string) (*roaring.Bitmap, error) {

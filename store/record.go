@@ -29,11 +29,10 @@ type Doc struct {
 }
 
 // Value decodes the document's body.
-// The body passed the store's limits when it was put, so it is decoded
-// without them: a store opened later with smaller limits still reads it.
-func (d *Doc) Value() (any, error) {
-	return canon.Decode(d.Body, &canon.Limits{MaxBytes: len(d.Body) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
-}
+// The body is canonical and passed the store's limits when it was put, so
+// it is decoded with the fast canonical decoder and no limits: a store
+// opened later with smaller limits still reads it.
+func (d *Doc) Value() (any, error) { return canon.DecodeCanonical(d.Body) }
 
 // record is the value of a 'D' key.
 type record struct {
