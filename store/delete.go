@@ -18,14 +18,11 @@ func (s *Store) Delete(ctx context.Context, ref Ref) error {
 	}
 	num := ref.Num
 	if num == 0 {
-		v, found, err := s.kv.get(AppendIDKey(nil, ref.ID, owner), nil)
+		n, err := s.firstByID(ref.ID, owner)
 		if err != nil {
-			return fmt.Errorf("store: delete: %w", err)
+			return err
 		}
-		if !found {
-			return ErrNotFound
-		}
-		num = binary.BigEndian.Uint32(v)
+		num = n
 	}
 	s.mu.Lock()
 	if err := s.checkOpen(); err != nil {
@@ -60,7 +57,7 @@ func (m *mutation) delete(num uint32, owner string, ref Ref) error {
 	}
 	b := m.b
 	_ = b.del(AppendDocKey(nil, num))
-	_ = b.del(AppendIDKey(nil, rec.id, rec.owner))
+	_ = b.del(AppendIDKey(nil, rec.id, rec.owner, rec.naturalKey))
 	if rec.naturalKey != "" {
 		_ = b.del(AppendNaturalKey(nil, rec.kind, rec.owner, rec.naturalKey))
 	}

@@ -63,15 +63,30 @@ func readOwners(principal string) []string {
 
 func (s *Store) numByID(id canon.ContentID, principal string) (uint32, error) {
 	for _, owner := range readOwners(principal) {
-		v, found, err := s.kv.get(AppendIDKey(nil, id, owner), nil)
-		if err != nil {
-			return 0, fmt.Errorf("store: get: %w", err)
-		}
-		if found {
-			return binary.BigEndian.Uint32(v), nil
+		num, err := s.firstByID(id, owner)
+		if err != ErrNotFound {
+			return num, err
 		}
 	}
 	return 0, ErrNotFound
+}
+
+// firstByID returns the lowest-keyed document of owner with content id
+// (several candidates may share one record under different ids).
+func (s *Store) firstByID(id canon.ContentID, owner string) (uint32, error) {
+	start := append(AppendIDPrefix(nil, id, owner), 0)
+	num, found := uint32(0), false
+	err := s.kv.scan(start, prefixEnd(start), func(_, v []byte) error {
+		num, found = binary.BigEndian.Uint32(v), true
+		return errStopScan
+	})
+	if err != nil && err != errStopScan {
+		return 0, fmt.Errorf("store: get: %w", err)
+	}
+	if !found {
+		return 0, ErrNotFound
+	}
+	return num, nil
 }
 
 // docByNum reads a document's record and body, without a visibility check.

@@ -14,7 +14,7 @@ import (
 //	'B'     'B' id[32]                                    blob: codec byte, payload
 //	'R'     'R' id[32]                                    reference count, uvarint
 //	'D'     'D' num[4]                                    document record (record.go)
-//	'I'     'I' id[32] owner                              num[4]: content id + owner → number
+//	'I'     'I' id[32] owner 0x00 natural key             num[4]: content id + owner (+ key) → number
 //	'N'     'N' kind 0x00 owner 0x00 natural key          num[4]: natural key → number
 //	'K'     'K' kind 0x00 num[4]                          empty: documents by kind
 //	'C'     'C' seq[8]                                    receipt, RFC 8785 JSON
@@ -58,8 +58,15 @@ func AppendDocKey(dst []byte, num uint32) []byte {
 	return binary.BigEndian.AppendUint32(append(dst, prefixDoc), num)
 }
 
-// AppendIDKey appends the key mapping (id, owner) to a number.
-func AppendIDKey(dst []byte, id canon.ContentID, owner string) []byte {
+// AppendIDKey appends the key mapping (id, owner, natural key) to a
+// number. The natural key is part of it because two candidates may carry
+// identical records under different ids.
+func AppendIDKey(dst []byte, id canon.ContentID, owner, naturalKey string) []byte {
+	return append(append(AppendIDPrefix(dst, id, owner), 0), naturalKey...)
+}
+
+// AppendIDPrefix appends the prefix of every id key of (id, owner).
+func AppendIDPrefix(dst []byte, id canon.ContentID, owner string) []byte {
 	return append(append(append(dst, prefixID), id[:]...), owner...)
 }
 

@@ -180,7 +180,7 @@ func (m *mutation) put(d *canon.Document, owner string) (Ref, error) {
 		signals: encodeSignals(d.Signals), seq: m.head.seq + 1}
 	b := m.b
 	_ = b.set(AppendDocKey(m.buf[:0], num), rec.append(nil))
-	_ = b.set(AppendIDKey(nil, id, owner), binary.BigEndian.AppendUint32(nil, num))
+	_ = b.set(AppendIDKey(nil, id, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
 	if d.NaturalKey != "" {
 		_ = b.set(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
 	}
@@ -196,7 +196,7 @@ func (m *mutation) put(d *canon.Document, owner string) (Ref, error) {
 
 // existing looks for the same content under the same owner.
 func (m *mutation) existing(id canon.ContentID, d *canon.Document, owner string) (Ref, bool, error) {
-	v, found, err := m.b.get(AppendIDKey(nil, id, owner), nil)
+	v, found, err := m.b.get(AppendIDKey(nil, id, owner, d.NaturalKey), nil)
 	if err != nil || !found {
 		return Ref{}, false, err
 	}
@@ -208,6 +208,11 @@ func (m *mutation) existing(id canon.ContentID, d *canon.Document, owner string)
 	if rec.kind != d.Kind {
 		return Ref{}, false, &ConflictError{Existing: id.String(), Incoming: id.String(),
 			Reason: fmt.Sprintf("this content is already stored as kind %s, not %s", rec.kind, d.Kind)}
+	}
+	if string(rec.signals) != string(encodeSignals(d.Signals)) {
+		return Ref{}, false, &ConflictError{Existing: id.String(), Incoming: id.String(),
+			Reason: fmt.Sprintf("%s %q is already stored with other score, cost or quality signals; delete it first to replace them",
+				d.Kind, d.NaturalKey)}
 	}
 	return rec.ref(num), true, nil
 }

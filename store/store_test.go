@@ -309,3 +309,31 @@ func TestWaitChange(t *testing.T) {
 		t.Fatal("cancelled wait returned no error")
 	}
 }
+
+func TestCandidatesSharingARecord(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	a := mustPut(t, s, ctx, `{"id":"seller-a:1","score":0.9,"record":{"sku":"shoe"}}`)
+	b := mustPut(t, s, ctx, `{"id":"seller-b:7","score":0.5,"record":{"sku":"shoe"}}`)
+	if a.ID != b.ID || a.Num == b.Num {
+		t.Fatalf("identical records under two ids collapsed: %+v %+v", a, b)
+	}
+	if again := mustPut(t, s, ctx, `{"id":"seller-a:1","score":0.9,"record":{"sku":"shoe"}}`); again != a {
+		t.Fatalf("identical candidate not idempotent: %+v", again)
+	}
+	_, err := s.Put(ctx, Document{Body: []byte(`{"id":"seller-a:1","score":0.1,"record":{"sku":"shoe"}}`)})
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "signals") {
+		t.Fatalf("changed signals: %v", err)
+	}
+	if err := s.Delete(ctx, Ref{ID: a.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := s.Get(ctx, Ref{ID: a.ID}); err != nil || d.Num != b.Num {
+		t.Fatalf("the other candidate after delete: %v %+v", err, d)
+	}
+	st, _ := s.Stats(ctx)
+	if st.Blobs != 1 || st.Documents != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	verifyOK(t, s)
+}

@@ -75,7 +75,7 @@ func (s *Store) verifyDocuments(ctx context.Context, rep *VerifyReport) (map[can
 		if num >= nextNum {
 			rep.add("document %d: number is not below the next number %d", num, nextNum)
 		}
-		if err := want(AppendIDKey(nil, rec.id, rec.owner), num, "content id"); err != nil {
+		if err := want(AppendIDKey(nil, rec.id, rec.owner, rec.naturalKey), num, "content id"); err != nil {
 			return err
 		}
 		if rec.naturalKey != "" {

@@ -1,0 +1,237 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// OpImport is the Op of a migration receipt: the receipt Import appends
+// after the documents of an export. Its HashBefore is the sha256 of the
+// last receipt the export carried (its position in the source chain, ""
+// when it carried none), its HashAfter the digest the caller gives for the
+// export itself (Migration.ExportDigest), Num is 0 and Kind is empty.
+const OpImport = "import"
+
+// importBatch is how many documents one PutBatch of an import commits.
+const importBatch = 1000
+
+// zeroHash is the Prev of the first receipt of a chain.
+var zeroHash = strings.Repeat("0", 2*sha256.Size)
+
+// Migration describes where an import comes from, for its receipt.
+type Migration struct {
+	// ExportDigest is the lowercase hex sha256 of the export as the caller
+	// received it (e.g. of its signed RFC 8785 bytes).
+	ExportDigest string
+}
+
+// ImportReport says what Import stored.
+type ImportReport struct {
+	Refs    []Ref  // the imported documents, in the export's order
+	Receipt uint64 // seq of the migration receipt
+}
+
+// VerifyExport checks an export on its own: every receipt is canonical,
+// owned by the export's owner, in increasing seq order, and linked by Prev
+// to its predecessor wherever the two are adjacent in the chain; replaying
+// the receipts yields exactly the exported documents; every document
+// hashes to its id. Errors wrap ErrBadExport and name the receipt or
+// document at fault.
+func VerifyExport(e *Export) error {
+	if err := verifyExportChain(e); err != nil {
+		return err
+	}
+	live, err := replayExport(e)
+	if err != nil {
+		return err
+	}
+	return verifyExportDocs(e, live)
+}
+
+func badExport(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadExport, fmt.Sprintf(format, args...))
+}
+
+// verifyExportChain checks each receipt's form, owner, order and link.
+func verifyExportChain(e *Export) error {
+	var prev *ExportedReceipt
+	for i := range e.Receipts {
+		r := &e.Receipts[i]
+		if !bytes.Equal(r.appendJSON(nil), r.Bytes) {
+			return badExport("receipt %d: bytes are not the receipt's canonical form", r.Seq)
+		}
+		if r.Owner != e.Owner {
+			return badExport("receipt %d: owner %q is not the export's owner %q", r.Seq, r.Owner, e.Owner)
+		}
+		if err := checkLink(prev, r, e.Head); err != nil {
+			return err
+		}
+		prev = r
+	}
+	return nil
+}
+
+// checkLink checks r's seq against its predecessor in the export and,
+// where they are adjacent in the chain, its Prev hash.
+func checkLink(prev, r *ExportedReceipt, head uint64) error {
+	switch {
+	case r.Seq == 0 || (head != 0 && r.Seq > head):
+		return badExport("receipt %d: seq outside the chain (head %d)", r.Seq, head)
+	case r.Seq == 1 && r.Prev != zeroHash:
+		return badExport("receipt 1: prev is %s, want zeros", r.Prev)
+	case prev == nil:
+		return nil
+	case r.Seq <= prev.Seq:
+		return badExport("receipt %d follows receipt %d: out of order", r.Seq, prev.Seq)
+	case r.Seq == prev.Seq+1 && r.Prev != hashHex(prev.Bytes):
+		return badExport("receipt %d: prev %s is not the hash of receipt %d", r.Seq, r.Prev, prev.Seq)
+	}
+	return nil
+}
+
+func hashHex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// replayExport applies the receipts in order and returns the live
+// documents they leave: number → content id.
+func replayExport(e *Export) (map[uint32]string, error) {
+	live := map[uint32]string{}
+	for _, r := range e.Receipts {
+		switch r.Op {
+		case "put":
+			if _, dup := live[r.Num]; dup {
+				return nil, badExport("receipt %d puts document %d, which is already live", r.Seq, r.Num)
+			}
+			live[r.Num] = r.HashAfter
+		case "delete":
+			if live[r.Num] != r.HashBefore {
+				return nil, badExport("receipt %d deletes document %d (%s), which the receipts never put", r.Seq, r.Num, r.HashBefore)
+			}
+			delete(live, r.Num)
+		case OpImport:
+		default:
+			return nil, badExport("receipt %d: unknown op %q", r.Seq, r.Op)
+		}
+	}
+	return live, nil
+}
+
+// verifyExportDocs checks that the documents are exactly the live ones,
+// each hashing to its id and stored by a put receipt of its kind.
+func verifyExportDocs(e *Export, live map[uint32]string) error {
+	puts := make(map[uint64]*ExportedReceipt, len(e.Receipts))
+	for i := range e.Receipts {
+		puts[e.Receipts[i].Seq] = &e.Receipts[i]
+	}
+	for _, d := range e.Documents {
+		if canon.Sum(d.Body) != d.ID {
+			return badExport("document %d: body hashes to %s, not its id %s", d.Num, canon.Sum(d.Body), d.ID)
+		}
+		if live[d.Num] != d.ID.String() {
+			return badExport("document %d (%s) is not live according to the receipts", d.Num, d.ID)
+		}
+		if r := puts[d.Seq]; r == nil || r.Op != "put" || r.Num != d.Num || r.Kind != d.Kind {
+			return badExport("document %d: receipt %d did not put it as a %s", d.Num, d.Seq, d.Kind)
+		}
+		delete(live, d.Num)
+	}
+	if len(live) > 0 {
+		num := slices.Min(slices.Collect(maps.Keys(live)))
+		return badExport("document %d (%s) is live according to the receipts but missing", num, live[num])
+	}
+	return nil
+}
+
+// Import verifies e (VerifyExport) and stores its documents under owner,
+// in batches of importBatch, then appends a migration receipt (OpImport)
+// naming the export. Documents already stored identically are kept, so an
+// import cut short is finished by running it again; a natural key owner
+// already uses for other content is a *ConflictError and stops the import.
+// The documents and the migration receipt are separate commits.
+func (s *Store) Import(ctx context.Context, e *Export, owner string, mig Migration) (*ImportReport, error) {
+	if err := VerifyExport(e); err != nil {
+		return nil, err
+	}
+	if err := checkOwner(owner); err != nil {
+		return nil, err
+	}
+	docs, err := importDocuments(e, owner, &s.opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ImportReport{Refs: make([]Ref, 0, len(docs))}
+	for start := 0; start < len(docs); start += importBatch {
+		refs, err := s.PutBatch(ctx, docs[start:min(start+importBatch, len(docs))])
+		if err != nil {
+			return rep, fmt.Errorf("store: import: %w", err)
+		}
+		rep.Refs = append(rep.Refs, refs...)
+	}
+	rep.Receipt, err = s.appendMigration(ctx, migrationReceipt(e, owner, mig))
+	return rep, err
+}
+
+// importDocuments turns the exported documents into what PutBatch takes,
+// checking that each parses back to its id and natural key.
+func importDocuments(e *Export, owner string, lim *canon.Limits) ([]Document, error) {
+	docs := make([]Document, len(e.Documents))
+	for i, d := range e.Documents {
+		body := d.Body
+		if d.Kind == canon.KindCandidate {
+			body = candidateShape(d.NaturalKey, d.Body)
+		}
+		p, err := canon.ParseDocument(body, d.Kind, lim)
+		if err != nil {
+			return nil, badExport("document %d: %v", d.Num, err)
+		}
+		if p.ID() != d.ID || p.NaturalKey != d.NaturalKey {
+			return nil, badExport("document %d: parses to %s key %q, not %s key %q", d.Num, p.ID(), p.NaturalKey, d.ID, d.NaturalKey)
+		}
+		docs[i] = Document{Body: body, Kind: d.Kind, Owner: owner, Signals: d.Signals}
+	}
+	return docs, nil
+}
+
+// candidateShape rebuilds the {id, record} form a candidate is put in; its
+// signals travel beside it (Document.Signals).
+func candidateShape(id string, record []byte) []byte {
+	b := append([]byte(`{"id":`), canon.AppendValue(nil, id)...)
+	b = append(append(b, `,"record":`...), record...)
+	return append(b, '}')
+}
+
+func migrationReceipt(e *Export, owner string, mig Migration) Receipt {
+	r := Receipt{Op: OpImport, Owner: owner, HashAfter: mig.ExportDigest}
+	if n := len(e.Receipts); n > 0 {
+		r.HashBefore = hashHex(e.Receipts[n-1].Bytes)
+	}
+	return r
+}
+
+// appendMigration commits r, chained after the head, as a mutation of its
+// own, and returns its seq.
+func (s *Store) appendMigration(ctx context.Context, r Receipt) (uint64, error) {
+	s.mu.Lock()
+	if err := s.checkOpen(); err != nil {
+		s.mu.Unlock()
+		return 0, err
+	}
+	m := s.newMutation(ctx)
+	r.Principal = m.principal
+	m.appendReceipt(r)
+	seq := m.head.seq
+	if err := m.finish(); err != nil {
+		return 0, err
+	}
+	return seq, nil
+}

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+func openExportStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(t.TempDir(), &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func putAs(t *testing.T, s *Store, owner, body string) Ref {
+	t.Helper()
+	ref, err := s.Put(WithPrincipal(context.Background(), owner), Document{Body: []byte(body)})
+	if err != nil {
+		t.Fatalf("put %s: %v", body, err)
+	}
+	return ref
+}
+
+// exportFixture is a store where tenant A and tenant B interleave puts and
+// deletes, so that A's export has gaps in its chain.
+func exportFixture(t *testing.T) (*Store, *Export) {
+	t.Helper()
+	s := openExportStore(t)
+	const a, b = "did:web:a.example", "did:web:b.example"
+	putAs(t, s, a, `{"offer_id":"a-1","price":"1.00"}`)
+	putAs(t, s, b, `{"offer_id":"b-1","secret":true}`)
+	gone := putAs(t, s, a, `{"node_id":"a-k","text":"to be deleted"}`)
+	putAs(t, s, a, `{"id":"a-cand","score":0.5,"cost":{"amount":"2.50","currency":"EUR"},"record":{"name":"x"}}`)
+	putAs(t, s, a, `{"free":"json"}`)
+	if err := s.Delete(WithPrincipal(context.Background(), a), gone); err != nil {
+		t.Fatal(err)
+	}
+	putAs(t, s, b, `{"offer_id":"b-2"}`)
+	e, err := s.Export(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, e
+}
+
+func TestExportHoldsOnlyTheTenant(t *testing.T) {
+	_, e := exportFixture(t)
+	if len(e.Documents) != 3 || len(e.Receipts) != 5 {
+		t.Fatalf("%d documents, %d receipts; want 3, 5", len(e.Documents), len(e.Receipts))
+	}
+	for _, d := range e.Documents {
+		if strings.Contains(string(d.Body), "b-") {
+			t.Errorf("another tenant's document in the export: %s", d.Body)
+		}
+	}
+	for _, r := range e.Receipts {
+		if r.Owner != e.Owner {
+			t.Errorf("receipt %d of owner %s in %s's export", r.Seq, r.Owner, e.Owner)
+		}
+	}
+	if err := VerifyExport(e); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	_, e := exportFixture(t)
+	dst := openExportStore(t)
+	ctx := WithPrincipal(context.Background(), e.Owner)
+	rep, err := dst.Import(ctx, e, e.Owner, Migration{ExportDigest: strings.Repeat("ab", 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Refs) != 3 || rep.Receipt != 4 {
+		t.Fatalf("report %+v", rep)
+	}
+	cand, err := dst.Lookup(ctx, canon.KindCandidate, "a-cand")
+	if err != nil || cand.Signals == nil || cand.Signals.Cost.Amount != "2.50" || string(cand.Body) != `{"name":"x"}` {
+		t.Fatalf("candidate after import: %+v %v", cand, err)
+	}
+	var last *Receipt
+	_ = dst.Receipts(ctx, 1, func(r *Receipt) error { last = r; return nil })
+	if last.Op != OpImport || last.HashAfter != strings.Repeat("ab", 32) || last.HashBefore != hashHex(e.Receipts[4].Bytes) {
+		t.Fatalf("migration receipt %+v", last)
+	}
+	if rep, err := dst.Verify(ctx); err != nil || !rep.OK() {
+		t.Fatalf("verify after import: %v %v", err, rep.Problems)
+	}
+	// Importing again is idempotent for the documents.
+	if rep, err := dst.Import(ctx, e, e.Owner, Migration{}); err != nil || len(rep.Refs) != 3 {
+		t.Fatalf("second import: %v", err)
+	}
+	// The destination's own export verifies, migration receipts included.
+	e2, err := dst.Export(ctx, e.Owner)
+	if err != nil || VerifyExport(e2) != nil || len(e2.Documents) != 3 {
+		t.Fatalf("re-export: %v %v", err, VerifyExport(e2))
+	}
+}
+
+func TestVerifyExportRefusesTampering(t *testing.T) {
+	cases := map[string]func(e *Export){
+		"body changed":     func(e *Export) { e.Documents[0].Body = []byte(`{"offer_id":"a-1","price":"0.01"}`) },
+		"document dropped": func(e *Export) { e.Documents = e.Documents[1:] },
+		"receipt dropped":  func(e *Export) { e.Receipts = append(e.Receipts[:1:1], e.Receipts[2:]...) },
+		"receipt reordered": func(e *Export) {
+			e.Receipts[0], e.Receipts[1] = e.Receipts[1], e.Receipts[0]
+		},
+		"receipt bytes changed": func(e *Export) {
+			e.Receipts[0].Bytes = []byte(strings.Replace(string(e.Receipts[0].Bytes), `"put"`, `"PUT"`, 1))
+		},
+		"foreign owner": func(e *Export) { e.Owner = "did:web:b.example" },
+		"prev broken": func(e *Export) {
+			r := &e.Receipts[2]
+			r.Prev = strings.Repeat("1", 64)
+			r.Bytes = r.appendJSON(nil)
+		},
+	}
+	for name, tamper := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, e := exportFixture(t)
+			tamper(e)
+			if err := VerifyExport(e); !errors.Is(err, ErrBadExport) {
+				t.Fatalf("VerifyExport = %v, want ErrBadExport", err)
+			}
+		})
+	}
+}
+
+func TestExportReceiptRefusesNonCanonical(t *testing.T) {
+	_, e := exportFixture(t)
+	if _, err := ExportReceipt(e.Receipts[0].Bytes); err != nil {
+		t.Fatal(err)
+	}
+	spaced := append([]byte(" "), e.Receipts[0].Bytes...)
+	if _, err := ExportReceipt(spaced); err == nil {
+		t.Fatal("non-canonical receipt bytes accepted")
+	}
+}
