@@ -5,7 +5,7 @@ DIR     ?= ./aqlstore-data
 FUZZTIME ?= 10s
 PKGS    := ./...
 
-.PHONY: all build test test-long vectors race fuzz fuzz-long bench lint staticcheck demo clean
+.PHONY: all build test test-long vectors race fuzz fuzz-long bench lint staticcheck demo serve loadtest clean
 
 all: build
 
@@ -67,6 +67,18 @@ demo: build
 	$(BIN) --dir $(DIR) query --max-rejected 3 testdata/demo/intent.json > $(DIR)/demo-response.json
 	$(BIN) --dir $(DIR) verify-response $(DIR)/demo-response.json
 	@echo "the signed response is in $(DIR)/demo-response.json"
+
+## serve: the HTTP server on $(ADDR) over $(DIR), created with a demo corpus on first run.
+ADDR        ?= 127.0.0.1:8080
+SERVE_FLAGS ?=
+serve: build
+	$(BIN) --dir $(DIR) serve --addr $(ADDR) $(SERVE_FLAGS)
+
+## loadtest: QPS and p50/p95/p99 against a running `make serve` (loopback only, bounded).
+## For a measurement, start the server with `make serve SERVE_FLAGS=--rate-limit=0`.
+LOADTEST_FLAGS ?= --duration 10s --requests 1000000
+loadtest: build
+	$(BIN) loadtest --url http://$(ADDR) $(LOADTEST_FLAGS)
 
 clean:
 	rm -rf bin $(DIR)

@@ -24,6 +24,8 @@ type queryCommand struct {
 	rejected int
 	trust    string
 	noIndex  bool
+	server   string
+	token    string
 }
 
 func (c *queryCommand) command() *cobra.Command {
@@ -40,11 +42,20 @@ func (c *queryCommand) command() *cobra.Command {
 	f.StringVar(&c.cursor, "cursor", "", "continue a full_set response from its next_cursor")
 	f.IntVar(&c.rejected, "max-rejected", 100, "list at most this many rejected candidates")
 	f.StringVar(&c.trust, "trust", "", "trust file mapping issuer DIDs to keys (did:key issuers resolve without one)")
+	f.StringVar(&c.server, "server", "", "post the intent to a running aqlstore server (its response signature is checked against its did.json)")
+	f.StringVar(&c.token, "token", "", "bearer token for --server")
 	f.BoolVar(&c.noIndex, "no-index", false, "check every document instead of planning with the index (same answer, slower)")
 	return cmd
 }
 
 func (c *queryCommand) run(ctx context.Context, file string) error {
+	if c.server != "" {
+		b, err := readInput(c.m, file)
+		if err != nil {
+			return err
+		}
+		return c.m.queryRemote(ctx, c.server, c.token, b)
+	}
 	opts, err := c.options()
 	if err != nil {
 		return err

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/server"
+	"github.com/spf13/cobra"
+)
+
+// Caps of a load test: it is a bounded tool for one's own server on
+// loopback, never a flood aimed elsewhere.
+const (
+	maxLoadRequests    = 10_000_000
+	maxLoadDuration    = 5 * time.Minute
+	maxLoadConcurrency = 256
+)
+
+// loadtestCommand posts one intent to a local server as fast as it
+// answers, within a request count and a duration, and reports QPS and
+// latency percentiles.
+type loadtestCommand struct {
+	m           *Main
+	url         string
+	intentFile  string
+	token       string
+	requests    int
+	duration    time.Duration
+	concurrency int
+}
+
+func (c *loadtestCommand) command() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "loadtest",
+		Short: "Post an intent to a local aqlstore server, bounded in count and time; report QPS and p50/p95/p99",
+		Long: "Post an intent to a server on loopback (127.0.0.1, ::1, localhost only) from --concurrency\n" +
+			"workers until --requests are sent or --duration passes. The default intent is a selective\n" +
+			"discovery query on the generated manifest corpus (the rarest controlled predicate).\n" +
+			"Start the server with --rate-limit 0, or 429s are counted as errors.",
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Context()) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.url, "url", "http://"+server.DefaultAddr, "the server's base URL (loopback only)")
+	f.StringVar(&c.intentFile, "intent", "", "intent file to post (default: a selective manifest query)")
+	f.StringVar(&c.token, "token", "", "bearer token to send")
+	f.IntVar(&c.requests, "requests", 100_000, fmt.Sprintf("requests to send at most (≤ %d)", maxLoadRequests))
+	f.DurationVar(&c.duration, "duration", 10*time.Second, fmt.Sprintf("time to run at most (≤ %s)", maxLoadDuration))
+	f.IntVar(&c.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), fmt.Sprintf("concurrent workers (≤ %d)", maxLoadConcurrency))
+	return cmd
+}
+
+func (c *loadtestCommand) run(ctx context.Context) error {
+	if err := c.check(); err != nil {
+		return usageError{err}
+	}
+	intent, err := c.intent()
+	if err != nil {
+		return err
+	}
+	res := c.load(ctx, intent)
+	return c.report(res)
+}
+
+// check enforces the caps and the loopback rule.
+func (c *loadtestCommand) check() error {
+	u, err := url.Parse(c.url)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("--url %q: want http://127.0.0.1:PORT", c.url)
+	case !server.IsLoopback(u.Host):
+		return fmt.Errorf("--url %s: loadtest runs against loopback addresses only", c.url)
+	case c.requests < 1 || c.requests > maxLoadRequests:
+		return fmt.Errorf("--requests must be 1 to %d", maxLoadRequests)
+	case c.duration <= 0 || c.duration > maxLoadDuration:
+		return fmt.Errorf("--duration must be positive and at most %s", maxLoadDuration)
+	case c.concurrency < 1 || c.concurrency > maxLoadConcurrency:
+		return fmt.Errorf("--concurrency must be 1 to %d", maxLoadConcurrency)
+	}
+	return nil
+}
+
+// intent reads --intent, or builds the default selective query.
+func (c *loadtestCommand) intent() ([]byte, error) {
+	if c.intentFile != "" {
+		return os.ReadFile(c.intentFile)
+	}
+	preds := corpus.Predicates(corpus.KindManifest)
+	p := slices.MinFunc(preds, func(a, b corpus.Predicate) int { return cmpFloat(a.Selectivity, b.Selectivity) })
+	now := time.Now().UTC()
+	doc := map[string]any{
+		"intent_id": "urn:oap:intent:loadtest", "issuer_did": "did:web:loadtest.example", "category": "discovery",
+		"constraints": map[string]any{"path": p.Path, "operator": p.Operator, "value": toCanon(p.Value)},
+		"projection":  map[string]any{"include": []any{"/tool/name"}},
+		"validity": map[string]any{"from": now.Add(-time.Hour).Format(time.RFC3339),
+			"to": now.Add(maxLoadDuration + time.Hour).Format(time.RFC3339)},
+		"signature": map[string]any{"alg": "EdDSA", "value": "unsigned"},
+	}
+	return canon.AppendValue(nil, doc), nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// toCanon converts a predicate's Go value to canon's value model.
+func toCanon(v any) any {
+	switch v := v.(type) {
+	case int:
+		return canon.Number(fmt.Sprint(v))
+	case int64:
+		return canon.Number(fmt.Sprint(v))
+	case float64:
+		return canon.Number(fmt.Sprint(v))
+	}
+	return v
+}
+
+// loadResult is what the workers measured.
+type loadResult struct {
+	elapsed   time.Duration
+	latencies []time.Duration // successful requests
+	statuses  map[int]int     // by HTTP status; 0 = transport error
+	candidate int             // bytes of one successful response, for the report
+}
+
+// load runs the workers.
+func (c *loadtestCommand) load(ctx context.Context, intent []byte) *loadResult {
+	ctx, cancel := context.WithTimeout(ctx, c.duration)
+	defer cancel()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.concurrency, MaxIdleConns: c.concurrency}}
+	var sent atomic.Int64
+	var mu sync.Mutex
+	res := &loadResult{statuses: map[int]int{}}
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range c.concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat, st, size := c.worker(ctx, hc, intent, &sent)
+			mu.Lock()
+			defer mu.Unlock()
+			res.latencies = append(res.latencies, lat...)
+			for k, v := range st {
+				res.statuses[k] += v
+			}
+			res.candidate = max(res.candidate, size)
+		}()
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	return res
+}
+
+// worker posts until the count or the time runs out.
+func (c *loadtestCommand) worker(ctx context.Context, hc *http.Client, intent []byte, sent *atomic.Int64) ([]time.Duration, map[int]int, int) {
+	var lat []time.Duration
+	st := map[int]int{}
+	size := 0
+	for ctx.Err() == nil && sent.Add(1) <= int64(c.requests) {
+		t0 := time.Now()
+		status, n := c.post(ctx, hc, intent)
+		if ctx.Err() != nil && status == 0 {
+			break // cut by the deadline, not an error of the server
+		}
+		st[status]++
+		if status == http.StatusOK {
+			lat = append(lat, time.Since(t0))
+			size = n
+		}
+	}
+	return lat, st, size
+}
+
+// post sends one request and returns the status (0: transport error).
+func (c *loadtestCommand) post(ctx context.Context, hc *http.Client, intent []byte) (int, int) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.url, "/")+"/oap/intent", bytes.NewReader(intent))
+	if err != nil {
+		return 0, 0
+	}
+	req.Header.Set("Content-Type", "application/oap+json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, 0
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, int(n)
+}
+
+// report prints the totals and percentiles.
+func (c *loadtestCommand) report(res *loadResult) error {
+	sort.Slice(res.latencies, func(i, j int) bool { return res.latencies[i] < res.latencies[j] })
+	ok := len(res.latencies)
+	qps := float64(ok) / res.elapsed.Seconds()
+	p := func(q float64) time.Duration { return percentile(res.latencies, q) }
+	errors := 0
+	for st, n := range res.statuses {
+		if st != http.StatusOK {
+			errors += n
+		}
+	}
+	if c.m.asJSON {
+		return c.m.printJSON(map[string]any{"ok": ok, "errors": errors, "statuses": res.statuses,
+			"seconds": res.elapsed.Seconds(), "qps": qps, "p50_ms": ms(p(0.50)), "p95_ms": ms(p(0.95)),
+			"p99_ms": ms(p(0.99)), "max_ms": ms(p(1)), "concurrency": c.concurrency, "response_bytes": res.candidate})
+	}
+	fmt.Fprintf(c.m.Stdout, "%d ok, %d errors %v in %.2fs with %d workers: %.0f queries/s\n",
+		ok, errors, res.statuses, res.elapsed.Seconds(), c.concurrency, qps)
+	fmt.Fprintf(c.m.Stdout, "latency p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  max %.3f ms  (response %d bytes)\n",
+		ms(p(0.50)), ms(p(0.95)), ms(p(0.99)), ms(p(1)), res.candidate)
+	if ok == 0 {
+		return fmt.Errorf("no request succeeded (statuses %v; 0 = no connection)", res.statuses)
+	}
+	return nil
+}
+
+// percentile is the nearest-rank percentile of sorted durations.
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

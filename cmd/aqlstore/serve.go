@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/aqlstore/aqlstore/query/sign"
+	"github.com/aqlstore/aqlstore/server"
+	"github.com/aqlstore/aqlstore/server/client"
+	"github.com/aqlstore/aqlstore/store"
+	"github.com/spf13/cobra"
+)
+
+// serveCommand runs the bundled HTTP server over the store in --dir.
+type serveCommand struct {
+	m         *Main
+	addr      string
+	authFile  string
+	trustFile string
+	publicURL string
+	didWeb    string
+	demo      bool
+	demoFile  string
+	rate      float64
+	burst     int
+	maxBody   int64
+	timeouts  server.Config // only the timeout fields are read
+}
+
+func (c *serveCommand) command() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the store over HTTP: an RFC 0020 resolver (POST /oap/intent) and RFC 0023 storage endpoints",
+		Long: "Serve the store in --dir until SIGINT or SIGTERM, then shut down gracefully.\n" +
+			"An empty store gets a small public demo corpus first (--demo=false to skip).\n" +
+			"Listening beyond loopback needs --auth (bearer tokens mapped to tenant DIDs).\n" +
+			"Logs are JSON lines on stderr; server/README.md lists the endpoints.",
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Context()) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.addr, "addr", server.DefaultAddr, "listen address")
+	f.StringVar(&c.authFile, "auth", "", "auth file: bearer tokens → tenant DIDs (required beyond loopback)")
+	f.StringVar(&c.trustFile, "trust", "", "trust file mapping intent issuer DIDs to keys")
+	f.StringVar(&c.publicURL, "public-url", "", "the server's public base URL (absolute manifest endpoints, did:web)")
+	f.StringVar(&c.didWeb, "did-web", "", "the did:web published at /.well-known/did.json (default: from --public-url or the address)")
+	f.BoolVar(&c.demo, "demo", true, "load a demo corpus into an empty store")
+	f.StringVar(&c.demoFile, "demo-file", "testdata/demo/candidates.json", "extra demo documents (a JSON array), when the file exists")
+	f.Float64Var(&c.rate, "rate-limit", server.DefaultRateLimit, "requests per second per caller (0: no limit)")
+	f.IntVar(&c.burst, "rate-burst", server.DefaultRateBurst, "burst of the per-caller rate limit")
+	f.Int64Var(&c.maxBody, "max-body", server.DefaultMaxBodyBytes, "request body limit in bytes (413 above)")
+	f.DurationVar(&c.timeouts.ReadHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time a client has to send its headers")
+	f.DurationVar(&c.timeouts.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "time a client has to send its request")
+	f.DurationVar(&c.timeouts.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "time to write a response (streams extend it per event)")
+	f.DurationVar(&c.timeouts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "keep-alive idle time")
+	f.DurationVar(&c.timeouts.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "time in-flight requests get on shutdown")
+	f.DurationVar(&c.timeouts.Heartbeat, "heartbeat", server.DefaultHeartbeat, "interval of heartbeats on idle event streams")
+	return cmd
+}
+
+func (c *serveCommand) run(ctx context.Context) error {
+	cfg, err := c.config()
+	if err != nil {
+		return err
+	}
+	s, err := c.m.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if cfg.Signer, err = loadSigner(c.m.dir); err != nil {
+		return err
+	}
+	if err := c.loadDemo(ctx, s); err != nil {
+		return err
+	}
+	cfg.Store, cfg.Index = s, c.m.ix
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	c.banner("http://"+ln.Addr().String(), srv, cfg.Signer)
+	return srv.Serve(ctx, ln)
+}
+
+// config builds the server configuration from the flags.
+func (c *serveCommand) config() (server.Config, error) {
+	cfg := c.timeouts
+	cfg.Addr, cfg.PublicURL, cfg.DIDWeb, cfg.Version = c.addr, c.publicURL, c.didWeb, version()
+	cfg.RateLimit, cfg.RateBurst, cfg.MaxBodyBytes = c.rate, c.burst, c.maxBody
+	if c.rate == 0 {
+		cfg.RateLimit = -1
+	}
+	cfg.Logger = slog.New(slog.NewJSONHandler(c.m.Stderr, nil))
+	var err error
+	if c.authFile != "" {
+		if cfg.Auth, err = server.LoadAuth(c.authFile); err != nil {
+			return cfg, err
+		}
+	}
+	if c.trustFile != "" {
+		keys, err := sign.LoadTrustFile(c.trustFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Keys = keys
+	}
+	if !cfg.Auth.Enabled() && !server.IsLoopback(c.addr) {
+		return cfg, usageError{fmt.Errorf("%w: --addr %s is not loopback; give --auth FILE or listen on 127.0.0.1", server.ErrNoAuth, c.addr)}
+	}
+	return cfg, nil
+}
+
+// loadDemo fills an empty store with the demo corpus.
+func (c *serveCommand) loadDemo(ctx context.Context, s *store.Store) error {
+	if !c.demo {
+		return nil
+	}
+	n, err := server.LoadDemo(ctx, s, c.demoFile)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		fmt.Fprintf(c.m.Stdout, "the store was empty: loaded a demo corpus of %d public documents\n", n)
+	}
+	return nil
+}
+
+// banner prints where the server listens, its DIDs and a first request.
+func (c *serveCommand) banner(base string, srv *server.Server, signer *sign.Signer) {
+	now := time.Now().UTC()
+	intent := fmt.Sprintf(`{"intent_id":"urn:oap:intent:hello","issuer_did":"did:web:agent.example","category":"discovery",`+
+		`"constraints":{"path":"/oap_version","operator":"exists","value":true},"projection":{"include":["/tool/name"]},`+
+		`"validity":{"from":"%s","to":"%s"},"signature":{"alg":"EdDSA","value":"unsigned"}}`,
+		now.Add(-time.Hour).Format(time.RFC3339), now.Add(24*time.Hour).Format(time.RFC3339))
+	fmt.Fprintf(c.m.Stdout, "aqlstore serving %s on %s\n", c.m.dir, base)
+	fmt.Fprintf(c.m.Stdout, "  resolver DID  %s\n  did:web       %s\n", signer.DID(), srv.DIDWeb())
+	fmt.Fprintf(c.m.Stdout, "  manifest      curl -s %s/.well-known/oap-tool.json\n", base)
+	fmt.Fprintf(c.m.Stdout, "  try           curl -s %s/oap/intent -H 'Content-Type: application/oap+json' -d '%s'\n", base, intent)
+	fmt.Fprintf(c.m.Stdout, "stop with Ctrl-C (in-flight queries finish; streams end with an end event)\n")
+}
+
+// queryRemote posts an intent to a running server instead of opening the
+// store, and prints what the store would print: the signed response, or
+// the signed error document. The signature is checked under the key the
+// server publishes at /.well-known/did.json. It backs `aqlstore query
+// --server URL`.
+func (m *Main) queryRemote(ctx context.Context, serverURL, token string, intent []byte) error {
+	c := client.New(serverURL, token)
+	body, err := c.Intent(ctx, intent)
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		_, _ = m.Stdout.Write(ce.Body)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	pub, err := c.ServerKey(ctx)
+	if err == nil {
+		err = client.Verify(body, pub)
+	}
+	if err != nil {
+		return fmt.Errorf("the response does not verify under %s/.well-known/did.json: %w", serverURL, err)
+	}
+	_, err = m.Stdout.Write(body)
+	return err
+}

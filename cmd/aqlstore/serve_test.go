@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer the serve goroutine writes while the test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listenLine = regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+
+// startServe runs `aqlstore serve` on a loopback port in dir and returns
+// its base URL and a function that stops it and returns its exit code.
+func startServe(t *testing.T, dir string, extra ...string) (string, *syncBuffer, func() int) {
+	t.Helper()
+	var out, errb syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb}
+	code := make(chan int, 1)
+	args := append([]string{"--dir", dir, "serve", "--addr", "127.0.0.1:0", "--demo-file", ""}, extra...)
+	go func() { code <- m.Run(ctx, args) }()
+	var base string
+	for base == "" {
+		select {
+		case c := <-code:
+			t.Fatalf("serve exited with %d before listening:\n%s\n%s", c, out.String(), errb.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if mm := listenLine.FindStringSubmatch(out.String()); mm != nil {
+			base = mm[1]
+		}
+	}
+	stop := func() int { cancel(); return <-code }
+	return base, &errb, stop
+}
+
+func TestServeDemoQueryAndShutdown(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	base, logs, stop := startServe(t, dir)
+	resp, err := http.Get(base + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", err, resp)
+	}
+	resp.Body.Close()
+
+	var out bytes.Buffer
+	m := &Main{Stdout: &out, Stderr: &bytes.Buffer{}}
+	intent := `{"intent_id": "urn:oap:intent:t", "issuer_did": "did:web:a.example", "category": "discovery",
+		"constraints": {"path": "/oap_version", "operator": "exists", "value": true},
+		"projection": {"include": ["/tool/name"]},
+		"validity": {"from": "2020-01-01T00:00:00Z", "to": "2099-01-01T00:00:00Z"},
+		"signature": {"alg": "EdDSA", "value": "x"}}`
+	if err := m.queryRemote(context.Background(), base, "", []byte(intent)); err != nil {
+		t.Fatalf("query --server: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), `"candidates":[{`) {
+		t.Fatalf("the demo corpus answered nothing: %.300s", out.String())
+	}
+	out.Reset()
+	bad := strings.Replace(intent, `"exists"`, `"starts_with"`, 1)
+	if err := m.queryRemote(context.Background(), base, "", []byte(bad)); err == nil || !strings.Contains(out.String(), `"pointer":"/constraints/operator"`) {
+		t.Fatalf("bad intent via --server: %v %s", err, out.String())
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited with %d after SIGINT-like cancel:\n%s", code, logs.String())
+	}
+	if !strings.Contains(logs.String(), `"msg":"request"`) || !strings.Contains(logs.String(), `"msg":"stopped"`) {
+		t.Fatalf("logs lack JSON request and stop lines:\n%s", logs.String())
+	}
+}
+
+func TestServeRefusesNonLoopbackWithoutAuth(t *testing.T) {
+	code, _, errs := run(t, filepath.Join(t.TempDir(), "store"), "", "serve", "--addr", "0.0.0.0:0")
+	if code != exitUsage || !strings.Contains(errs, "loopback") {
+		t.Fatalf("serve on 0.0.0.0 without auth: %d %s", code, errs)
+	}
+}
+
+func TestLoadtest(t *testing.T) {
+	base, _, stop := startServe(t, filepath.Join(t.TempDir(), "store"), "--rate-limit", "0")
+	defer stop()
+	code, out, errs := run(t, t.TempDir(), "", "--json", "loadtest", "--url", base, "--requests", "40",
+		"--concurrency", "4", "--duration", "1m")
+	if code != 0 || !strings.Contains(out, `"ok":40`) || !strings.Contains(out, `"p99_ms"`) {
+		t.Fatalf("loadtest: %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := run(t, t.TempDir(), "", "loadtest", "--url", "http://192.0.2.1:80"); code != exitUsage {
+		t.Fatalf("loadtest beyond loopback: %d %s", code, errs)
+	}
+	if code, _, _ := run(t, t.TempDir(), "", "loadtest", "--url", base, "--duration", "1h"); code != exitUsage {
+		t.Fatalf("loadtest over the duration cap: %d", code)
+	}
+}

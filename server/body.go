@@ -1,0 +1,58 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// readBody reads the request body, at most limit bytes. A larger body
+// (by Content-Length, or once limit bytes have been read) is a 413.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *problem) {
+	if r.ContentLength > limit {
+		p := tooLarge(limit)
+		return nil, &p
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		p := tooLarge(limit)
+		return nil, &p
+	case err != nil:
+		p := badRequest("body_unreadable", "the request body could not be read: "+err.Error())
+		return nil, &p
+	}
+	return b, nil
+}
+
+// checkMedia refuses (415) a Content-Type other than the allowed ones;
+// parameters (charset=utf-8) are allowed, other charsets are not.
+func checkMedia(r *http.Request, allowed ...string) *problem {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	want := strings.Join(allowed, " or ")
+	if err != nil || !slices.Contains(allowed, mt) {
+		p := unsupportedMedia(ct, want)
+		return &p
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		p := unsupportedMedia(ct, want+" in UTF-8")
+		return &p
+	}
+	return nil
+}
+
+// acceptsSSE reports whether the client asked for server-sent events.
+func acceptsSSE(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err == nil && mt == contentSSE {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,33 @@
+// Package server is aqlstore's bundled HTTP server: an RFC 0020 Resolver
+// (POST /oap/intent, with server-sent events for subscriptions and large
+// full_set answers) and the storage operations of an RFC 0023 Storage
+// Substrate (put, get, delete, query, subscribe, export, import) over one
+// store.Store.
+//
+// There are only a few types here: Config (what to serve and how), Server
+// (the handlers, their middleware and the http.Server around them), and
+// Auth (bearer tokens mapped to tenant DIDs, read from a JSON file by
+// LoadAuth). README.md in this directory lists every endpoint with a curl
+// example.
+//
+// What every response shares: errors are RFC 9457 problem documents
+// (application/problem+json) signed with the resolver's key like every
+// other document the server writes; intent errors are the signed error
+// document of query.ErrorDocument with the problem members added; every
+// response carries Cache-Control: no-store. A caller is its bearer token's
+// tenant DID, else anonymous (the public principal); requests are rate
+// limited per caller (per client IP when anonymous).
+//
+// Streams (text/event-stream) extend their write deadline before every
+// write (http.ResponseController), so the server's WriteTimeout bounds
+// ordinary responses without cutting streams; a subscription's event ids
+// are receipt seq numbers, so Last-Event-ID resumes it without loss.
+// Shutdown lets in-flight requests finish and ends every stream with an
+// `end` event that names the id to resume from.
+//
+// Caveats: a query (POST /oap/intent) reads as the intent's verified
+// issuer, else as public, exactly as query.Resolve decides; a bearer token
+// does not widen what a query sees (the query package has no option for
+// an authenticated caller yet). Subscriptions, get and export do use the
+// bearer token's tenant. A Server is safe for concurrent use.
+package server

@@ -1,0 +1,116 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query/project"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// handleGet answers GET /storage/documents/{id} (the RFC 0023 get
+// operation): the document with that content id that the caller may read
+// (public ones, and the tenant's own with a bearer token). Without a
+// projection the body is the stored canonical bytes, with the id in ETag
+// and the kind, owner and natural key in Aqlstore-* headers. With
+// ?include=/ptr (repeatable) and ?exclude=/ptr, the answer is a signed
+// {content_id, kind, natural_key, payload, missing} document projected as
+// an intent's projection block would project it. A document the caller
+// may not read is 404, exactly like one that does not exist.
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	id, err := canon.ParseContentID(r.PathValue("id"))
+	if err != nil {
+		s.writeProblem(w, r, badRequest("bad_id", "the path must end with a content id: 64 lowercase hex digits ("+err.Error()+")"))
+		return
+	}
+	doc, err := s.cfg.Store.Get(s.readContext(r), store.Ref{ID: id})
+	s.writeDoc(w, r, doc, err)
+}
+
+// readContext acts as the caller: its tenant, else public.
+func (s *Server) readContext(r *http.Request) context.Context {
+	return store.WithPrincipal(r.Context(), callerOf(r).principal())
+}
+
+// writeDoc writes a document read (or the error reading it).
+func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, doc *store.Doc, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.writeProblem(w, r, notFound("no document there that this caller may read"))
+		return
+	case err != nil:
+		s.cfg.Logger.Error("get", "err", err)
+		s.writeProblem(w, r, internalError())
+		return
+	}
+	q := r.URL.Query()
+	if !q.Has("include") && !q.Has("exclude") {
+		h := w.Header()
+		h.Set("ETag", `"`+doc.ID.String()+`"`)
+		h.Set("Aqlstore-Kind", string(doc.Kind))
+		h.Set("Aqlstore-Owner", doc.Owner)
+		if doc.NaturalKey != "" {
+			h.Set("Aqlstore-Natural-Key", doc.NaturalKey)
+		}
+		writeJSON(w, http.StatusOK, contentJSON, doc.Body)
+		return
+	}
+	s.writeProjected(w, r, doc)
+}
+
+// writeProjected writes the signed projection of doc.
+func (s *Server) writeProjected(w http.ResponseWriter, r *http.Request, doc *store.Doc) {
+	include, p := pointers(r, "include")
+	if p == nil && len(include) == 0 {
+		include = []*canon.Pointer{nil} // only exclusions: start from the whole document
+	}
+	exclude, p2 := pointers(r, "exclude")
+	if p == nil {
+		p = p2
+	}
+	if p != nil {
+		s.writeProblem(w, r, *p)
+		return
+	}
+	v, err := doc.Value()
+	var payload map[string]any
+	var missing []string
+	if err == nil {
+		payload, missing, err = project.Apply(v, include, exclude)
+	}
+	if err != nil {
+		s.writeProblem(w, r, problem{status: http.StatusUnprocessableEntity, code: "not_projectable",
+			title: "Document cannot be projected", detail: err.Error()})
+		return
+	}
+	out := map[string]any{"content_id": doc.ID.String(), "kind": string(doc.Kind), "payload": payload,
+		"missing": stringsDoc(missing), "resolver_did": s.cfg.Signer.DID()}
+	if doc.NaturalKey != "" {
+		out["natural_key"] = doc.NaturalKey
+	}
+	s.writeSigned(w, http.StatusOK, contentJSON, out)
+}
+
+// pointers parses the repeated query parameter name as JSON Pointers.
+func pointers(r *http.Request, name string) ([]*canon.Pointer, *problem) {
+	var out []*canon.Pointer
+	for _, text := range r.URL.Query()[name] {
+		ptr, err := canon.ParsePointer(text)
+		if err != nil {
+			p := badRequest("bad_pointer", name+"="+text+": "+err.Error())
+			return nil, &p
+		}
+		out = append(out, ptr)
+	}
+	return out, nil
+}
+
+func stringsDoc(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/aqlstore/aqlstore/query"
+	"github.com/aqlstore/aqlstore/query/aql"
+)
+
+// maxPageSize bounds ?page_size= of a full_set query.
+const maxPageSize = 1000
+
+// handleIntent answers POST /oap/intent (the RFC 0023 query operation):
+// a subscription intent, or any intent with Accept: text/event-stream, is
+// answered with server-sent events; any other gets the signed
+// IntentResponse. ?cursor= continues a full_set answer, ?page_size= sets
+// its page (1–1000, default 100).
+func (s *Server) handleIntent(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.readIntent(w, r)
+	if !ok {
+		return
+	}
+	switch {
+	case in.Category == aql.CategorySubscription:
+		s.subscribe(w, r, in)
+	case acceptsSSE(r):
+		s.streamQuery(w, r, in)
+	default:
+		s.resolve(w, r, in)
+	}
+}
+
+// readIntent checks the media type, reads and parses the intent. Every
+// failure is answered here.
+func (s *Server) readIntent(w http.ResponseWriter, r *http.Request) (*aql.Intent, bool) {
+	if p := checkMedia(r, contentOAP, contentJSON); p != nil {
+		s.writeProblem(w, r, *p)
+		return nil, false
+	}
+	b, p := readBody(w, r, s.cfg.MaxBodyBytes)
+	if p != nil {
+		s.writeProblem(w, r, *p)
+		return nil, false
+	}
+	in, err := aql.Parse(b, nil)
+	if err != nil {
+		s.refuseIntent(w, r, err, nil)
+		return nil, false
+	}
+	return in, true
+}
+
+// resolve answers with the signed IntentResponse.
+func (s *Server) resolve(w http.ResponseWriter, r *http.Request, in *aql.Intent) {
+	opts, p := s.queryOptions(r)
+	if p != nil {
+		s.writeProblem(w, r, *p)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
+	defer cancel()
+	resp, plan, err := s.resolveIntent(ctx, in, opts)
+	if err != nil {
+		s.refuseIntent(w, r, err, in)
+		return
+	}
+	s.metrics.evaluated.WithLabelValues(plan).Add(float64(resp.Evaluated))
+	b, err := resp.MarshalJSON()
+	if err != nil {
+		s.cfg.Logger.Error("encode response", "err", err)
+		s.writeProblem(w, r, internalError())
+		return
+	}
+	writeJSON(w, http.StatusOK, contentJSON, b)
+}
+
+// resolveIntent resolves with the index when there is one, and says which
+// kind of plan ran (planKind).
+func (s *Server) resolveIntent(ctx context.Context, in *aql.Intent, opts *query.Options) (*query.Response, string, error) {
+	kind := planScan
+	opts.Index = s.cfg.Index
+	opts.Explain = func(p *query.Plan) { kind = planKind(p) }
+	resp, err := query.Resolve(ctx, s.cfg.Store, in, opts)
+	return resp, kind, err
+}
+
+// planKind names a plan for the metrics: scan (no index), index
+// (candidates looked up one by one) or index_sequential (candidates
+// fetched by walking the store in order).
+func planKind(p *query.Plan) string {
+	switch {
+	case p == nil:
+		return planScan
+	case p.Sequential:
+		return "index_sequential"
+	}
+	return "index"
+}
+
+// queryOptions reads ?cursor= and ?page_size=.
+func (s *Server) queryOptions(r *http.Request) (*query.Options, *problem) {
+	o := &query.Options{Signer: s.cfg.Signer, Keys: s.cfg.Keys, At: s.cfg.Now(), Cursor: r.URL.Query().Get("cursor")}
+	if ps := r.URL.Query().Get("page_size"); ps != "" {
+		n, err := strconv.Atoi(ps)
+		if err != nil || n < 1 || n > maxPageSize {
+			p := badRequest("bad_parameter", "page_size must be a whole number from 1 to "+strconv.Itoa(maxPageSize))
+			return nil, &p
+		}
+		o.PageSize = n
+	}
+	return o, nil
+}
+
+// refuseIntent answers a refused intent with query.ErrorDocument (every
+// problem with its JSON Pointer, R1), given the RFC 9457 members too and
+// signed again over all of them.
+func (s *Server) refuseIntent(w http.ResponseWriter, r *http.Request, err error, in *aql.Intent) {
+	p, known := intentProblem(err)
+	if !known {
+		if r.Context().Err() == nil {
+			s.cfg.Logger.Error("resolve", "err", err)
+		}
+		s.writeProblem(w, r, p)
+		return
+	}
+	id := ""
+	if in != nil {
+		id = in.IntentID
+	}
+	doc, derr := query.ErrorDocument(s.cfg.Signer, err, id, s.cfg.Now())
+	if derr != nil {
+		s.cfg.Logger.Error("error document", "err", derr)
+		s.writeProblem(w, r, internalError())
+		return
+	}
+	delete(doc, "signature")
+	p.detail = errorDetail(err)
+	maps.Copy(doc, p.members(r.URL.Path))
+	s.writeSigned(w, p.status, contentProblem, doc)
+}
+
+// intentProblem maps a resolution error to its status; known is false for
+// failures of the server rather than of the intent.
+func intentProblem(err error) (p problem, known bool) {
+	switch {
+	case errors.Is(err, aql.ErrInvalid):
+		return problem{status: http.StatusBadRequest, code: "invalid_intent", title: "Invalid intent"}, true
+	case errors.Is(err, aql.ErrOutsideValidity):
+		return problem{status: http.StatusUnprocessableEntity, code: "outside_validity", title: "Intent outside its validity window"}, true
+	case errors.Is(err, query.ErrRefused):
+		return problem{status: http.StatusForbidden, code: "signature_refused", title: "Intent signature refused"}, true
+	case errors.Is(err, query.ErrBadCursor):
+		return problem{status: http.StatusBadRequest, code: "invalid_cursor", title: "Invalid cursor"}, true
+	case errors.Is(err, context.DeadlineExceeded):
+		return unavailable("query_timeout", "the resolution took longer than the server allows; narrow the constraints"), false
+	}
+	return internalError(), false
+}
+
+// errorDetail is the problem detail of an intent error: every problem,
+// each at its pointer.
+func errorDetail(err error) string {
+	var inv *aql.InvalidError
+	if !errors.As(err, &inv) {
+		return err.Error()
+	}
+	parts := make([]string, len(inv.Problems))
+	for i, p := range inv.Problems {
+		parts[i] = p.String()
+	}
+	return strconv.Itoa(len(parts)) + " problem(s) in the intent: " + strings.Join(parts, "; ")
+}

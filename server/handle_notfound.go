@@ -1,0 +1,29 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+)
+
+// allowedMethods lists the methods of each path, for 405 answers.
+var allowedMethods = map[string]string{
+	"/healthz": "GET", "/metrics": "GET", pathManifest: "GET", pathDID: "GET",
+	pathIntent: "POST", pathSubscribe: "POST", pathDocuments: "GET, POST",
+	pathExport: "GET", pathImport: "POST",
+}
+
+// handleNotFound answers every request no route takes: 405 with Allow for
+// a known path and another method, else 404.
+func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
+	allow, ok := allowedMethods[r.URL.Path]
+	if rest, isDoc := strings.CutPrefix(r.URL.Path, pathDocuments+"/"); isDoc && rest != "" && !strings.Contains(rest, "/") {
+		allow, ok = "GET, DELETE", true
+	}
+	if ok {
+		w.Header().Set("Allow", allow)
+		s.writeProblem(w, r, problem{status: http.StatusMethodNotAllowed, code: "method_not_allowed",
+			title: "Method not allowed", detail: r.Method + " is not served at " + r.URL.Path + "; use " + allow})
+		return
+	}
+	s.writeProblem(w, r, notFound("no endpoint at "+r.URL.Path+"; GET "+pathManifest+" lists them"))
+}

@@ -1,0 +1,123 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// handlePut answers POST /storage/documents (the RFC 0023 put operation):
+// one JSON document (application/json), or many, one per line
+// (application/x-ndjson), stored in one atomic commit under the caller's
+// tenant (?visibility=public for public writers). ?kind= names the kind
+// instead of detecting it. 201 lists the stored documents; putting an
+// identical document again is idempotent. Bad input is 400 naming the
+// document, line and JSON Pointer; a natural key already used for other
+// content is 409.
+func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
+	c, ok := s.requireTenant(w, r)
+	if !ok {
+		return
+	}
+	docs, p := s.readDocuments(w, r, c)
+	if p != nil {
+		s.writeProblem(w, r, *p)
+		return
+	}
+	refs, err := s.cfg.Store.PutBatch(store.WithPrincipal(r.Context(), c.tenant), docs)
+	if err != nil {
+		p := putProblem(err, len(docs) > 1)
+		if p.status == http.StatusInternalServerError {
+			s.cfg.Logger.Error("put", "err", err)
+		}
+		s.writeProblem(w, r, p)
+		return
+	}
+	if len(refs) == 1 {
+		w.Header().Set("Location", pathDocuments+"/"+refs[0].ID.String())
+	}
+	s.writeSigned(w, http.StatusCreated, contentJSON, map[string]any{"documents": refsDoc(refs)})
+}
+
+// readDocuments reads the body as one document or NDJSON.
+func (s *Server) readDocuments(w http.ResponseWriter, r *http.Request, c caller) ([]store.Document, *problem) {
+	if p := checkMedia(r, contentJSON, contentNDJSON); p != nil {
+		return nil, p
+	}
+	owner, p := s.writeOwner(r, c)
+	if p != nil {
+		return nil, p
+	}
+	var kind canon.Kind
+	if k := r.URL.Query().Get("kind"); k != "" {
+		parsed, err := canon.ParseKind(k)
+		if err != nil {
+			p := badRequest("bad_parameter", err.Error())
+			return nil, &p
+		}
+		kind = parsed
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ndjson := mt == contentNDJSON
+	limit := s.cfg.MaxBodyBytes
+	if ndjson {
+		limit = s.cfg.MaxImportBytes
+	}
+	body, p := readBody(w, r, limit)
+	if p != nil {
+		return nil, p
+	}
+	return splitDocuments(body, ndjson, kind, owner)
+}
+
+// splitDocuments cuts an NDJSON body into lines (blank lines skipped).
+func splitDocuments(body []byte, ndjson bool, kind canon.Kind, owner string) ([]store.Document, *problem) {
+	if !ndjson {
+		return []store.Document{{Body: body, Kind: kind, Owner: owner}}, nil
+	}
+	var docs []store.Document
+	for line := range bytes.Lines(body) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			docs = append(docs, store.Document{Body: line, Kind: kind, Owner: owner})
+		}
+	}
+	if len(docs) == 0 {
+		p := badRequest("empty_body", "the body holds no document")
+		return nil, &p
+	}
+	return docs, nil
+}
+
+// putProblem explains why a put failed; nothing of the batch was stored.
+func putProblem(err error, batch bool) problem {
+	where := ""
+	var be *store.BatchError
+	if errors.As(err, &be) && batch {
+		where = fmt.Sprintf("document %d (line %d of the non-blank lines): ", be.Index+1, be.Index+1)
+	}
+	var ce *store.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		return conflict(where + ce.Error())
+	case errors.Is(err, canon.ErrSyntax), errors.Is(err, canon.ErrInvalidDocument), errors.Is(err, canon.ErrLimit),
+		errors.Is(err, canon.ErrDuplicateName), errors.Is(err, canon.ErrNotCanonicalizable),
+		errors.Is(err, canon.ErrUnknownKind), errors.Is(err, store.ErrInvalid):
+		return badRequest("invalid_document", where+err.Error()+"; nothing was stored")
+	}
+	return internalError()
+}
+
+// refsDoc lists stored documents.
+func refsDoc(refs []store.Ref) []any {
+	out := make([]any, len(refs))
+	for i, ref := range refs {
+		out[i] = map[string]any{"id": ref.ID.String(), "kind": string(ref.Kind), "owner": ref.Owner,
+			"num": seqNumber(uint64(ref.Num))}
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+)
+
+// statusWriter records the status and size of a response. Unwrap lets
+// http.ResponseController reach the connection (deadlines, flushing).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap returns the underlying writer, for http.ResponseController.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// routeOptions say which of the shared steps a route takes.
+type routeOptions struct {
+	noRateLimit bool // health and metrics: never refused for load
+}
+
+// wrap gives h the steps every route shares: panic recovery, no-store,
+// caller identification, the per-caller rate limit, the request log line
+// and the route's metrics.
+func (s *Server) wrap(route string, opts routeOptions, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		w := &statusWriter{ResponseWriter: rw}
+		var c caller
+		defer func() { s.finish(w, r, route, start, c, recover()) }()
+		w.Header().Set("Cache-Control", "no-store")
+		var p *problem
+		c, p = s.identify(r)
+		if p != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="aqlstore", error="invalid_token"`)
+			s.writeProblem(w, r, *p)
+			return
+		}
+		r = r.WithContext(withCaller(r.Context(), c))
+		if !opts.noRateLimit && !s.admit(w, r, c) {
+			return
+		}
+		h(w, r)
+	})
+}
+
+// admit applies the rate limit: 429 with Retry-After when c is over it.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, c caller) bool {
+	ok, wait := s.limiter.allow(c.rateKey(), s.cfg.Now())
+	if ok {
+		return true
+	}
+	s.metrics.rateLimited.Inc()
+	secs := retryAfterSeconds(wait)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	s.writeProblem(w, r, problem{status: http.StatusTooManyRequests, code: "rate_limited", title: "Too many requests",
+		detail: fmt.Sprintf("over %g requests per second for this caller; retry after %d s", s.cfg.RateLimit, secs)})
+	return false
+}
+
+// finish recovers a panic as a 500, then logs and measures the request.
+func (s *Server) finish(w *statusWriter, r *http.Request, route string, start time.Time, c caller, v any) {
+	if v != nil {
+		if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+			panic(v)
+		}
+		s.cfg.Logger.Error("panic", "route", route, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		if w.status == 0 {
+			s.writeProblem(w, r, internalError())
+		}
+	}
+	d := time.Since(start)
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	s.metrics.observe(route, status, d)
+	s.cfg.Logger.Info("request", "method", r.Method, "route", route, "path", r.URL.Path, "status", status,
+		"bytes", w.bytes, "duration_ms", float64(d.Microseconds())/1000, "caller", c.principal(),
+		"remote", r.RemoteAddr)
+}

@@ -1,0 +1,30 @@
+package server
+
+// Paths of the storage endpoints, shared by the routes and the manifest.
+const (
+	pathIntent    = "/oap/intent"
+	pathDocuments = "/storage/documents"
+	pathSubscribe = "/storage/subscribe"
+	pathExport    = "/storage/export"
+	pathImport    = "/storage/import"
+	pathDID       = "/.well-known/did.json"
+	pathManifest  = "/.well-known/oap-tool.json"
+)
+
+// routes registers every endpoint; README.md documents each one.
+func (s *Server) routes() {
+	quiet := routeOptions{noRateLimit: true}
+	s.mux.Handle("GET /healthz", s.wrap("healthz", quiet, s.handleHealthz))
+	s.mux.Handle("GET /metrics", s.wrap("metrics", quiet, s.handleMetrics))
+	s.mux.Handle("GET "+pathManifest, s.wrap("manifest", routeOptions{}, s.handleManifest))
+	s.mux.Handle("GET "+pathDID, s.wrap("did", routeOptions{}, s.handleDID))
+	s.mux.Handle("POST "+pathIntent, s.wrap("intent", routeOptions{}, s.handleIntent))
+	s.mux.Handle("POST "+pathSubscribe, s.wrap("subscribe", routeOptions{}, s.handleSubscribe))
+	s.mux.Handle("POST "+pathDocuments, s.wrap("put", routeOptions{}, s.handlePut))
+	s.mux.Handle("GET "+pathDocuments, s.wrap("lookup", routeOptions{}, s.handleLookup))
+	s.mux.Handle("GET "+pathDocuments+"/{id}", s.wrap("get", routeOptions{}, s.handleGet))
+	s.mux.Handle("DELETE "+pathDocuments+"/{id}", s.wrap("delete", routeOptions{}, s.handleDelete))
+	s.mux.Handle("GET "+pathExport, s.wrap("export", routeOptions{}, s.handleExport))
+	s.mux.Handle("POST "+pathImport, s.wrap("import", routeOptions{}, s.handleImport))
+	s.mux.Handle("/", s.wrap("unknown", routeOptions{}, s.handleNotFound))
+}

@@ -1,0 +1,114 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// errTooManyStreams refuses a stream beyond Config.MaxStreams.
+var errTooManyStreams = errors.New("server: too many streams")
+
+// sseWriter writes one text/event-stream response. Every write first
+// moves the connection's write deadline StreamWriteTimeout ahead, so the
+// server's WriteTimeout never cuts a healthy stream while a client that
+// stops reading is still dropped. It is used by one goroutine.
+type sseWriter struct {
+	s   *Server
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	buf bytes.Buffer
+}
+
+// startSSE sends the stream's headers. The read deadline is lifted: the
+// body is read, and a deadline firing later would cancel the request's
+// context and with it the stream. A closed connection still ends it.
+func (s *Server) startSSE(w http.ResponseWriter) (*sseWriter, func(), error) {
+	if n := s.streams.Add(1); n > int64(s.cfg.MaxStreams) {
+		s.streams.Add(-1)
+		return nil, nil, errTooManyStreams
+	}
+	s.metrics.streams.Inc()
+	done := func() { s.streams.Add(-1); s.metrics.streams.Dec() }
+	e := &sseWriter{s: s, w: w, rc: http.NewResponseController(w)}
+	_ = e.rc.SetReadDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", contentSSE)
+	h.Set("X-Accel-Buffering", "no")
+	h.Del("Content-Length")
+	w.WriteHeader(http.StatusOK)
+	e.buf.WriteString("retry: 2000\n\n")
+	if err := e.flush(); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return e, done, nil
+}
+
+// event signs doc and writes it as one event; id is "" for events that
+// must not move the client's Last-Event-ID.
+func (e *sseWriter) event(name, id string, doc map[string]any) error {
+	signed, err := e.s.cfg.Signer.Sign(doc)
+	if err != nil {
+		return err
+	}
+	if id != "" {
+		e.buf.WriteString("id: " + id + "\n")
+	}
+	e.buf.WriteString("event: " + name + "\ndata: ")
+	e.buf.Write(canon.AppendValue(nil, signed)) // RFC 8785 has no raw newline
+	e.buf.WriteString("\n\n")
+	e.s.metrics.events.WithLabelValues(name).Inc()
+	return e.flush()
+}
+
+// heartbeat writes a comment; with lastID set it also moves the client's
+// Last-Event-ID (an id-only message dispatches no event), so a reconnect
+// after a long quiet stretch does not re-scan it.
+func (e *sseWriter) heartbeat(lastID uint64) error {
+	e.buf.WriteString(": heartbeat\n")
+	if lastID > 0 {
+		e.buf.WriteString("id: " + strconv.FormatUint(lastID, 10) + "\n")
+	}
+	e.buf.WriteString("\n")
+	return e.flush()
+}
+
+func (e *sseWriter) flush() error {
+	_ = e.rc.SetWriteDeadline(time.Now().Add(e.s.cfg.StreamWriteTimeout))
+	_, err := e.w.Write(e.buf.Bytes())
+	e.buf.Reset()
+	if err == nil {
+		err = e.rc.Flush()
+	}
+	return err
+}
+
+// streamContext returns ctx ended also by the server's shutdown, and
+// reports through closing whether that was the cause.
+func (s *Server) streamContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-s.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// shuttingDown reports whether the server is shutting down.
+func (s *Server) shuttingDown() bool {
+	select {
+	case <-s.closing:
+		return true
+	default:
+		return false
+	}
+}

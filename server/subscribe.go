@@ -1,0 +1,118 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query"
+	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/query/eval"
+	"github.com/aqlstore/aqlstore/query/sign"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// handleSubscribe answers POST /storage/subscribe (the RFC 0023 subscribe
+// operation): a subscription intent, answered with server-sent events as
+// POST /oap/intent answers it.
+func (s *Server) handleSubscribe(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.readIntent(w, r)
+	if !ok {
+		return
+	}
+	if in.Category != aql.CategorySubscription {
+		s.writeProblem(w, r, badRequest("not_a_subscription",
+			"category is "+strconv.Quote(string(in.Category))+"; a subscription intent has category subscription and max_event_rate_per_minute"))
+		return
+	}
+	s.subscribe(w, r, in)
+}
+
+// subscribe checks the intent (R1), picks the reader and the position to
+// start after, and runs the subscription until the client leaves, the
+// intent's validity window ends or the server shuts down.
+func (s *Server) subscribe(w http.ResponseWriter, r *http.Request, in *aql.Intent) {
+	now := s.cfg.Now()
+	if err := in.CheckValidity(now); err != nil {
+		s.refuseIntent(w, r, err, in)
+		return
+	}
+	reader, err := s.subscriber(r, in)
+	if err != nil {
+		s.refuseIntent(w, r, err, in)
+		return
+	}
+	after, p := s.resumeAfter(r)
+	if p != nil {
+		s.writeProblem(w, r, *p)
+		return
+	}
+	e, done, err := s.startSSE(w)
+	if err != nil {
+		s.streamRefused(w, r, err)
+		return
+	}
+	defer done()
+	ctx, cancel := s.streamContext(store.WithPrincipal(r.Context(), reader))
+	defer cancel()
+	sub := s.newSubscription(ctx, e, in, after)
+	if err := sub.run(); err != nil && ctx.Err() == nil {
+		s.cfg.Logger.Warn("subscription ended", "subscription", sub.id, "err", err)
+	}
+}
+
+// subscriber is the principal a subscription reads as: the issuer when
+// its signature verifies (a resolvable key with a bad signature is
+// refused, R1), else the bearer token's tenant, else public.
+func (s *Server) subscriber(r *http.Request, in *aql.Intent) (string, error) {
+	verdict, err := sign.VerifyIntent(in.Document, s.cfg.Keys)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", query.ErrRefused, err)
+	}
+	if verdict == sign.VerifiedSignature {
+		return in.IssuerDID, nil
+	}
+	return callerOf(r).principal(), nil
+}
+
+// resumeAfter is the receipt seq the stream starts after: Last-Event-ID
+// (or ?last_event_id=) when the client resumes, else the head now, so
+// that a new subscription sees the changes made after it.
+func (s *Server) resumeAfter(r *http.Request) (uint64, *problem) {
+	id := r.Header.Get("Last-Event-ID")
+	if id == "" {
+		id = r.URL.Query().Get("last_event_id")
+	}
+	head := s.cfg.Store.Head()
+	if id == "" {
+		return head, nil
+	}
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		p := badRequest("bad_last_event_id", "Last-Event-ID "+strconv.Quote(id)+" is not an event id of this server (a receipt seq number)")
+		return 0, &p
+	}
+	if n > head {
+		p := badRequest("bad_last_event_id", fmt.Sprintf("Last-Event-ID %d is ahead of this store (its last receipt is %d): it was issued by another store", n, head))
+		return 0, &p
+	}
+	return n, nil
+}
+
+// newSubscription prepares the state of one stream.
+func (s *Server) newSubscription(ctx context.Context, e *sseWriter, in *aql.Intent, after uint64) *subscription {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	kinds := map[canon.Kind]bool{}
+	for _, k := range query.CategoryKinds(in.Category) {
+		kinds[k] = true
+	}
+	return &subscription{s: s, ctx: ctx, e: e, in: in, ev: eval.New(), kinds: kinds,
+		id: "urn:aqlstore:subscription:" + hex.EncodeToString(b[:]), cursor: after,
+		window: newEventWindow(in.MaxEventRatePerMinute), matched: map[uint32]string{}, lastWrite: time.Now()}
+}

@@ -1,0 +1,190 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aqlstore/aqlstore/server/client"
+)
+
+// shoeSubscription matches running shoes in stock.
+func shoeSubscription(rate int) []byte {
+	return intent("subscription", `{"all_of": [
+		{"path": "/category", "operator": "eq", "value": "running_shoes"},
+		{"path": "/inventory/available", "operator": "gt", "value": 0}]}`,
+		`"max_event_rate_per_minute": `+strconv.Itoa(rate)+`,`)
+}
+
+func shoe(id string, available int) string {
+	return fmt.Sprintf(`{"offer_id": %q, "category": "running_shoes", "inventory": {"available": %d}}`, id, available)
+}
+
+// subscribed opens a subscription and waits for its `subscribed` event.
+func (ts *testServer) subscribed(token string, body []byte, lastEventID string) *client.Stream {
+	ts.t.Helper()
+	s, err := ts.client(token).Subscribe(context.Background(), body, lastEventID)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	ts.t.Cleanup(func() { s.Close() })
+	if ev := nextEvent(ts.t, s); ev.Name != "subscribed" {
+		ts.t.Fatalf("first event %s %s, want subscribed", ev.Name, ev.Data)
+	}
+	return s
+}
+
+// candidateID reads a signed candidate event.
+func (ts *testServer) candidateEvent(ev *client.Event) (id string, seq string) {
+	ts.t.Helper()
+	if ev.Name != "candidate" {
+		ts.t.Fatalf("event %s %s, want candidate", ev.Name, ev.Data)
+	}
+	ts.verified(ev.Data)
+	doc := decode(ts.t, ev.Data)
+	c, _ := doc["candidate"].(map[string]any)
+	rec, _ := c["decision_record"].(map[string]any)
+	if _, ok := rec["constraint_evaluations"].([]any); !ok {
+		ts.t.Fatalf("candidate event without constraint_evaluations: %s", ev.Data)
+	}
+	if fmt.Sprint(doc["seq"]) != ev.ID {
+		ts.t.Fatalf("event id %s is not the receipt seq %v", ev.ID, doc["seq"])
+	}
+	return c["candidate_id"].(string), ev.ID
+}
+
+func TestSubscriptionDeliversMatchingInOrderAndResumes(t *testing.T) {
+	ts := startServer(t, nil)
+	s := ts.subscribed("", shoeSubscription(100), "")
+	ts.putPublic(shoe("o-1", 3))
+	ts.putPublic(`{"offer_id": "o-2", "category": "hiking_boots", "inventory": {"available": 9}}`)
+	ts.putPublic(shoe("o-3", 0))
+	delID := ts.putPublic(shoe("o-4", 1))
+	// Another tenant's private document matches too, but is not the
+	// public subscriber's to see.
+	if _, err := ts.client(tokenB).Put(context.Background(), []byte(shoe("secret", 5)), client.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ts.putPublic(shoe("o-5", 2))
+	var got []string
+	var last string
+	for range 3 {
+		id, seq := ts.candidateEvent(nextEvent(t, s))
+		got, last = append(got, id), seq
+	}
+	if fmt.Sprint(got) != "[o-1 o-4 o-5]" {
+		t.Fatalf("events %v, want [o-1 o-4 o-5]", got)
+	}
+	if err := ts.client(tokenA).Delete(context.Background(), delID); err == nil {
+		t.Fatal("deleting another owner's copy succeeded") // o-4 is public: delete needs ?visibility=public
+	}
+	s.Close()
+
+	// Changes made while the client is away arrive on reconnect, once.
+	ts.putPublic(shoe("o-6", 4))
+	ts.putPublic(`{"offer_id": "o-7", "category": "running_shoes"}`)
+	ts.putPublic(shoe("o-8", 7))
+	s2 := ts.subscribed("", shoeSubscription(100), last)
+	var resumed []string
+	for range 2 {
+		id, _ := ts.candidateEvent(nextEvent(t, s2))
+		resumed = append(resumed, id)
+	}
+	if fmt.Sprint(resumed) != "[o-6 o-8]" {
+		t.Fatalf("after Last-Event-ID %s: %v, want [o-6 o-8]", last, resumed)
+	}
+}
+
+func TestSubscriptionOwnDocumentsAndDeletes(t *testing.T) {
+	ts := startServer(t, nil)
+	s := ts.subscribed(tokenB, shoeSubscription(100), "")
+	refs, err := ts.client(tokenB).Put(context.Background(), []byte(shoe("mine", 5)), client.PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := ts.candidateEvent(nextEvent(t, s)); id != "mine" {
+		t.Fatalf("tenant B's subscription got %s", id)
+	}
+	if err := ts.client(tokenB).Delete(context.Background(), refs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	ev := nextEvent(t, s)
+	ts.verified(ev.Data)
+	if doc := decode(t, ev.Data); ev.Name != "deleted" || doc["candidate_id"] != "mine" {
+		t.Fatalf("after delete: %s %s", ev.Name, ev.Data)
+	}
+}
+
+func TestSubscriptionRateCap(t *testing.T) {
+	ts := startServer(t, nil)
+	before := strconv.FormatUint(ts.st.Head(), 10)
+	for i := 1; i <= 5; i++ {
+		ts.putPublic(shoe("o-"+strconv.Itoa(i), i))
+		ts.putPublic(`{"offer_id": "noise-` + strconv.Itoa(i) + `", "category": "socks"}`)
+	}
+	// Resuming before the five matching puts, with a cap of 2 a minute:
+	// one event, then the other four coalesced into the last free slot.
+	s := ts.subscribed("", shoeSubscription(2), before)
+	if id, _ := ts.candidateEvent(nextEvent(t, s)); id != "o-1" {
+		t.Fatalf("first event %s", id)
+	}
+	ev := nextEvent(t, s)
+	ts.verified(ev.Data)
+	doc := decode(t, ev.Data)
+	if ev.Name != "coalesced" || fmt.Sprint(doc["count"]) != "4" || ev.ID != fmt.Sprint(doc["to_seq"]) {
+		t.Fatalf("second event %s id %s: %s", ev.Name, ev.ID, ev.Data)
+	}
+	var ids []string
+	for _, e := range doc["events"].([]any) {
+		ids = append(ids, e.(map[string]any)["candidate"].(map[string]any)["candidate_id"].(string))
+	}
+	if fmt.Sprint(ids) != "[o-2 o-3 o-4 o-5]" {
+		t.Fatalf("coalesced %v", ids)
+	}
+	// The window is full: the next match is held back, and the client is told.
+	ts.putPublic(shoe("o-6", 6))
+	ev = nextEvent(t, s)
+	ts.verified(ev.Data)
+	doc = decode(t, ev.Data)
+	if ev.Name != "rate_limited" || ev.ID != "" || fmt.Sprint(doc["pending_events"]) != "1" || doc["next_event_at"] == nil {
+		t.Fatalf("third event %s id %q: %s", ev.Name, ev.ID, ev.Data)
+	}
+}
+
+func TestSubscriptionRefusals(t *testing.T) {
+	ts := startServer(t, nil)
+	for name, tc := range map[string]struct {
+		body   []byte
+		last   string
+		status int
+	}{
+		"not a subscription":   {intent("discovery", `{"path": "/a", "operator": "exists", "value": true}`, ""), "", 400},
+		"bad Last-Event-ID":    {shoeSubscription(5), "abc", 400},
+		"future Last-Event-ID": {shoeSubscription(5), "99999", 400},
+		"no rate":              {intent("subscription", `{"path": "/a", "operator": "exists", "value": true}`, ""), "", 400},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ts.client("").Subscribe(context.Background(), tc.body, tc.last)
+			ce, ok := err.(*client.Error)
+			if !ok || ce.Status != tc.status {
+				t.Fatalf("err %v, want status %d", err, tc.status)
+			}
+			ts.verified(ce.Body)
+		})
+	}
+}
+
+// TestStreamOutlivesServerTimeouts: a subscription stays open past the
+// server's read and write timeouts (the stream moves its own deadlines),
+// and still delivers.
+func TestStreamOutlivesServerTimeouts(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.ReadTimeout, c.WriteTimeout = 100*time.Millisecond, 100*time.Millisecond })
+	s := ts.subscribed("", shoeSubscription(10), "")
+	time.Sleep(400 * time.Millisecond) // longer than both timeouts; no assertion on time
+	ts.putPublic(shoe("late", 1))
+	if id, _ := ts.candidateEvent(nextEvent(t, s)); id != "late" {
+		t.Fatalf("got %s", id)
+	}
+}

@@ -1,0 +1,213 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"time"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query"
+	"github.com/aqlstore/aqlstore/query/project"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// change is one matching change of the backlog, ready to send.
+type change struct {
+	seq  uint64
+	name string         // the event a single change is sent as: candidate or deleted
+	doc  map[string]any // seq, op, kind, content_id, and candidate or candidate_id
+}
+
+// errBatchFull stops a receipt scan at maxCoalesce changes.
+var errBatchFull = errors.New("server: batch full")
+
+// deliver sends the backlog after the cursor, as far as the window
+// allows: one event per change while there is room, and the excess of a
+// backlog coalesced into a single event in the last free slot. When no
+// slot is free it tells the client once (rate_limited) and leaves the
+// backlog in the store.
+func (sub *subscription) deliver() error {
+	for {
+		batch, last, more, err := sub.collect()
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			sub.cursor = max(sub.cursor, last)
+			sub.pending, sub.notified = false, false
+			return nil
+		}
+		now := time.Now()
+		free := sub.window.free(now)
+		if free == 0 {
+			return sub.capped(batch, more, now)
+		}
+		if err := sub.send(batch, free, now); err != nil {
+			return err
+		}
+		if !more {
+			sub.cursor = max(sub.cursor, last)
+		}
+		sub.pending, sub.notified = false, false
+	}
+}
+
+// collect reads receipts after the cursor and returns the matching
+// changes (at most maxCoalesce), the seq of the last receipt read, and
+// whether it stopped before the end of the chain.
+func (sub *subscription) collect() (batch []change, last uint64, more bool, err error) {
+	err = sub.s.cfg.Store.Receipts(sub.ctx, sub.cursor+1, func(r *store.Receipt) error {
+		last = r.Seq
+		c, ok, err := sub.match(r)
+		if err != nil || !ok {
+			return err
+		}
+		batch = append(batch, c)
+		if len(batch) == maxCoalesce {
+			more = true
+			return errBatchFull
+		}
+		return nil
+	})
+	if errors.Is(err, errBatchFull) {
+		err = nil
+	}
+	return batch, last, more, err
+}
+
+// send writes batch with free slots left in the window.
+func (sub *subscription) send(batch []change, free int, now time.Time) error {
+	singles := batch
+	if len(batch) > free {
+		singles = batch[:free-1]
+	}
+	for _, c := range singles {
+		doc := sub.header()
+		maps.Copy(doc, c.doc)
+		if err := sub.write(c.name, strconv.FormatUint(c.seq, 10), doc); err != nil {
+			return err
+		}
+		sub.window.take(now)
+		sub.cursor = c.seq
+	}
+	if rest := batch[len(singles):]; len(rest) > 0 {
+		return sub.sendCoalesced(rest, now)
+	}
+	return nil
+}
+
+// sendCoalesced writes changes as one `coalesced` event, in order.
+func (sub *subscription) sendCoalesced(changes []change, now time.Time) error {
+	events := make([]any, len(changes))
+	for i, c := range changes {
+		events[i] = c.doc
+	}
+	first, last := changes[0].seq, changes[len(changes)-1].seq
+	doc := sub.header()
+	doc["events"], doc["count"] = events, canon.Number(strconv.Itoa(len(changes)))
+	doc["from_seq"], doc["to_seq"] = seqNumber(first), seqNumber(last)
+	doc["message"] = fmt.Sprintf("%d changes arrived faster than max_event_rate_per_minute (%d) allows; "+
+		"they are coalesced into this one event, in order; none was dropped", len(changes), sub.window.limit)
+	if err := sub.write("coalesced", strconv.FormatUint(last, 10), doc); err != nil {
+		return err
+	}
+	sub.window.take(now)
+	sub.cursor = last
+	return nil
+}
+
+// capped tells the client, once per wait, that its rate cap holds changes
+// back and when they will come.
+func (sub *subscription) capped(batch []change, more bool, now time.Time) error {
+	sub.pending = true
+	if sub.notified {
+		return nil
+	}
+	sub.notified = true
+	next := sub.window.nextFree(now)
+	doc := sub.header()
+	doc["max_event_rate_per_minute"] = canon.Number(strconv.Itoa(sub.window.limit))
+	doc["pending_events"], doc["pending_at_least"] = canon.Number(strconv.Itoa(len(batch))), more
+	doc["pending_from_seq"] = seqNumber(batch[0].seq)
+	doc["next_event_at"] = sub.s.cfg.Now().Add(next.Sub(now)).UTC().Format(time.RFC3339)
+	doc["message"] = fmt.Sprintf("max_event_rate_per_minute (%d) reached: the pending changes, and any that follow, "+
+		"will be sent coalesced at next_event_at; nothing is dropped", sub.window.limit)
+	return sub.write("rate_limited", "", doc)
+}
+
+func seqNumber(seq uint64) canon.Number { return canon.Number(strconv.FormatUint(seq, 10)) }
+
+// match turns a receipt into a change when it concerns the subscriber:
+// a put of a visible document of the category's kinds that satisfies the
+// constraints and the projection, or the delete of a document this stream
+// sent.
+func (sub *subscription) match(r *store.Receipt) (change, bool, error) {
+	switch r.Op {
+	case "put":
+		return sub.matchPut(r)
+	case "delete":
+		return sub.matchDelete(r)
+	}
+	return change{}, false, nil
+}
+
+func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
+	if !sub.kinds[r.Kind] {
+		return change{}, false, nil
+	}
+	doc, err := sub.s.cfg.Store.Get(sub.ctx, store.Ref{Num: r.Num})
+	if errors.Is(err, store.ErrNotFound) {
+		return change{}, false, nil // deleted since, or not the subscriber's to see
+	}
+	if err != nil {
+		return change{}, false, err
+	}
+	c, ok, err := sub.candidate(doc)
+	if !ok || err != nil {
+		return change{}, false, err
+	}
+	sub.remember(r.Num, c.CandidateID)
+	return change{seq: r.Seq, name: "candidate", doc: map[string]any{"seq": seqNumber(r.Seq), "op": "put",
+		"kind": string(r.Kind), "content_id": r.HashAfter, "candidate": candidateDoc(c)}}, true, nil
+}
+
+func (sub *subscription) matchDelete(r *store.Receipt) (change, bool, error) {
+	id, ok := sub.matched[r.Num]
+	if !ok {
+		return change{}, false, nil
+	}
+	delete(sub.matched, r.Num)
+	return change{seq: r.Seq, name: "deleted", doc: map[string]any{"seq": seqNumber(r.Seq), "op": "delete",
+		"kind": string(r.Kind), "content_id": r.HashBefore, "candidate_id": id}}, true, nil
+}
+
+// candidate evaluates doc against the intent (every leaf recorded) and
+// projects it; ok is false when a constraint fails or an include path
+// resolves to nothing (R4).
+func (sub *subscription) candidate(doc *store.Doc) (*query.Candidate, bool, error) {
+	v, err := doc.Value()
+	if err != nil {
+		return nil, false, err
+	}
+	sub.s.metrics.evaluated.WithLabelValues(planScan).Inc()
+	passed, evals := sub.ev.Eval(sub.in.Constraints, v, nil)
+	if !passed {
+		return nil, false, nil
+	}
+	payload, missing, err := project.Apply(v, sub.in.Projection.Include, sub.in.Projection.Exclude)
+	if err != nil || len(missing) > 0 {
+		return nil, false, nil
+	}
+	c := &query.Candidate{CandidateID: doc.NaturalKey, Payload: payload, Record: query.DecisionRecord{
+		DecisionID: sub.decisionID(), EvaluatedAt: sub.s.cfg.Now().UTC().Format(time.RFC3339Nano),
+		Outcome: "accept", Evaluations: evals, Explanation: "all constraints satisfied"}}
+	if c.CandidateID == "" {
+		c.CandidateID = doc.ID.String()
+	}
+	if doc.Signals != nil {
+		c.Score = doc.Signals.Score
+	}
+	return c, true, nil
+}
