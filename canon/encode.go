@@ -1,6 +1,8 @@
 package canon
 
 import (
+	"fmt"
+
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -47,4 +49,25 @@ func AppendValue(dst []byte, v any) []byte {
 		return append(dst, '}')
 	}
 	return append(dst, "null"...)
+}
+
+// TypeName names the JSON type of a decoded value for error messages: "a
+// string", "an object", "null"… Values outside the decoded-document model
+// are named by their Go type.
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case Number:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a Go %T", v)
 }

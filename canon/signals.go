@@ -119,3 +119,23 @@ func parseCost(v any) (*Cost, error) {
 func candidateErr(ptr, reason string) error {
 	return &DocumentError{Kind: KindCandidate, Pointer: ptr, Reason: reason, Err: ErrInvalidDocument}
 }
+
+// Value returns the signals as the candidate shape's members (score,
+// cost, quality) in the decoded-document model, ready for AppendValue.
+func (s *Signals) Value() map[string]any {
+	m := map[string]any{}
+	if s.Score != "" {
+		m["score"] = s.Score
+	}
+	if s.Cost != nil {
+		c := map[string]any{"amount": s.Cost.Amount}
+		if s.Cost.Currency != "" {
+			c["currency"] = s.Cost.Currency
+		}
+		m["cost"] = c
+	}
+	if s.Quality != nil {
+		m["quality"] = s.Quality
+	}
+	return m
+}

@@ -53,26 +53,7 @@ func exportedDocDoc(d *store.ExportedDocument) map[string]any {
 		m["body_base64"] = base64.RawURLEncoding.EncodeToString(d.Body)
 	}
 	if d.Signals != nil {
-		m["signals"] = signalsDoc(d.Signals)
-	}
-	return m
-}
-
-// signalsDoc writes signals in the candidate shape's members.
-func signalsDoc(s *canon.Signals) map[string]any {
-	m := map[string]any{}
-	if s.Score != "" {
-		m["score"] = s.Score
-	}
-	if s.Cost != nil {
-		c := map[string]any{"amount": s.Cost.Amount}
-		if s.Cost.Currency != "" {
-			c["currency"] = s.Cost.Currency
-		}
-		m["cost"] = c
-	}
-	if s.Quality != nil {
-		m["quality"] = s.Quality
+		m["signals"] = d.Signals.Value()
 	}
 	return m
 }

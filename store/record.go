@@ -105,19 +105,5 @@ func encodeSignals(s *canon.Signals) []byte {
 	if s == nil {
 		return nil
 	}
-	m := map[string]any{}
-	if s.Score != "" {
-		m["score"] = s.Score
-	}
-	if s.Cost != nil {
-		c := map[string]any{"amount": s.Cost.Amount}
-		if s.Cost.Currency != "" {
-			c["currency"] = s.Cost.Currency
-		}
-		m["cost"] = c
-	}
-	if s.Quality != nil {
-		m["quality"] = s.Quality
-	}
-	return canon.AppendValue(nil, m)
+	return canon.AppendValue(nil, s.Value())
 }

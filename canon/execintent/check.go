@@ -64,7 +64,7 @@ func (o obj) str(name string, minLen, maxLen int) string {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		o.c.fail(ErrSchema, o.at(name), "%s is %s, want a string", name, typeName(v))
+		o.c.fail(ErrSchema, o.at(name), "%s is %s, want a string", name, canon.TypeName(v))
 		return ""
 	}
 	if n := utf8.RuneCountInString(s); n < minLen || n > maxLen {
@@ -134,7 +134,7 @@ func (o obj) boolean(name string) bool {
 	v, ok := o.get(name)
 	b, isBool := v.(bool)
 	if ok && !isBool {
-		o.c.fail(ErrSchema, o.at(name), "%s is %s, want a boolean", name, typeName(v))
+		o.c.fail(ErrSchema, o.at(name), "%s is %s, want a boolean", name, canon.TypeName(v))
 	}
 	return b
 }
@@ -152,7 +152,7 @@ func (o obj) integer(name string, minimum int64) int64 {
 	}
 	n, isNum := v.(canon.Number)
 	if !isNum {
-		o.c.fail(ErrSchema, o.at(name), "%s is %s, want an integer", name, typeName(v))
+		o.c.fail(ErrSchema, o.at(name), "%s is %s, want an integer", name, canon.TypeName(v))
 		return 0
 	}
 	r, ok := exactNumber(n)
@@ -206,27 +206,9 @@ func (o obj) object(name string) obj {
 	v, ok := o.get(name)
 	m, isObj := v.(map[string]any)
 	if ok && !isObj {
-		o.c.fail(ErrSchema, o.at(name), "%s is %s, want an object", name, typeName(v))
+		o.c.fail(ErrSchema, o.at(name), "%s is %s, want an object", name, canon.TypeName(v))
 	}
 	return obj{c: o.c, ptr: o.at(name), m: m}
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case canon.Number:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // describe quotes a string value and names the type of anything else.
@@ -237,5 +219,5 @@ func describe(v any) string {
 		}
 		return strconv.Quote(s)
 	}
-	return typeName(v)
+	return canon.TypeName(v)
 }

@@ -100,7 +100,7 @@ func ParseValue(v any) (*Intent, error) {
 func parseValue(v any) (*Intent, error) {
 	doc, ok := v.(map[string]any)
 	if !ok {
-		return nil, ErrorList{{Message: "intent is " + typeName(v) + ", want a JSON object", Err: ErrSchema}}
+		return nil, ErrorList{{Message: "intent is " + canon.TypeName(v) + ", want a JSON object", Err: ErrSchema}}
 	}
 	in, errs := validate(doc)
 	if len(errs) > 0 {

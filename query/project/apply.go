@@ -15,7 +15,7 @@ import (
 func Apply(doc any, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: it is %s; the payload of a response must be an object", ErrNotObject, jsonType(doc))
+		return nil, nil, fmt.Errorf("%w: it is %s; the payload of a response must be an object", ErrNotObject, canon.TypeName(doc))
 	}
 	root := &mark{}
 	for _, p := range include {
@@ -41,21 +41,4 @@ func markAll(root *mark, doc any, p *canon.Pointer, set func(*mark)) bool {
 		found = true
 	})
 	return found
-}
-
-// jsonType names the JSON type of a decoded value, for errors.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case canon.Number:
-		return "a number"
-	case []any:
-		return "an array"
-	}
-	return fmt.Sprintf("a Go %T", v)
 }

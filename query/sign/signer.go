@@ -109,26 +109,7 @@ func decodeObject(b []byte) (map[string]any, error) {
 	}
 	doc, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%w: the top level is %s; only objects carry a signature member", ErrNotObject, jsonType(v))
+		return nil, fmt.Errorf("%w: the top level is %s; only objects carry a signature member", ErrNotObject, canon.TypeName(v))
 	}
 	return doc, nil
-}
-
-// jsonType names the JSON type of a decoded value.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case canon.Number:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("a %T", v)
 }

@@ -67,7 +67,7 @@ func LoadTrustFile(path string) (*KeyResolver, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf(`%w %s: the top level is %s; want an object {"did:web:…": "did:key:z…", …}`,
-			ErrTrustFile, path, jsonType(v))
+			ErrTrustFile, path, canon.TypeName(v))
 	}
 	return trustEntries(path, m)
 }
@@ -96,7 +96,7 @@ func trustEntry(did string, v any) (ed25519.PublicKey, string) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, fmt.Sprintf("the key is %s; want a did:key or a base64url Ed25519 key", jsonType(v))
+		return nil, fmt.Sprintf("the key is %s; want a did:key or a base64url Ed25519 key", canon.TypeName(v))
 	}
 	pub, reason := trustKey(s)
 	if reason == "" && strings.HasPrefix(did, didKeyPrefix) && DIDKey(pub) != did {

@@ -60,7 +60,7 @@ func parseSignature(doc map[string]any) (*sigBlock, error) {
 	}
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return nil, badSig("/signature", fmt.Sprintf("is %s, want an object {alg, kid, value}", jsonType(raw)))
+		return nil, badSig("/signature", fmt.Sprintf("is %s, want an object {alg, kid, value}", canon.TypeName(raw)))
 	}
 	if err := checkSigMembers(m); err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func checkAlg(m map[string]any) error {
 	}
 	s, ok := alg.(string)
 	if !ok {
-		return badSig("/signature/alg", fmt.Sprintf(`is %s, want the string "EdDSA"`, jsonType(alg)))
+		return badSig("/signature/alg", fmt.Sprintf(`is %s, want the string "EdDSA"`, canon.TypeName(alg)))
 	}
 	if s != AlgEdDSA {
 		return &SignatureError{Pointer: "/signature/alg", Err: ErrUnsupportedAlg,
@@ -111,7 +111,7 @@ func optionalString(m map[string]any, name string) (string, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", badSig("/signature/"+name, fmt.Sprintf("is %s, want a string", jsonType(v)))
+		return "", badSig("/signature/"+name, fmt.Sprintf("is %s, want a string", canon.TypeName(v)))
 	}
 	return s, nil
 }
@@ -125,7 +125,7 @@ func sigValue(m map[string]any) ([]byte, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, badSig("/signature/value", fmt.Sprintf("is %s, want a base64url string", jsonType(v)))
+		return nil, badSig("/signature/value", fmt.Sprintf("is %s, want a base64url string", canon.TypeName(v)))
 	}
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil {
