@@ -24,6 +24,7 @@ func benchDocs() int {
 }
 
 var (
+	benchDir   string
 	benchOnce  sync.Once
 	benchStore *store.Store
 	benchIndex *index.Index
@@ -34,12 +35,11 @@ var (
 // manifests, seed 1.
 func benchCorpus(b *testing.B) (*store.Store, *index.Index) {
 	benchOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "aqlstore-bench-*")
-		if err != nil {
-			benchErr = err
+		benchDir, benchErr = os.MkdirTemp("", "aqlstore-bench-*")
+		if benchErr != nil {
 			return
 		}
-		benchStore, benchIndex, benchErr = index.Open(dir, &store.Options{NoSync: true})
+		benchStore, benchIndex, benchErr = index.Open(benchDir, &store.Options{NoSync: true})
 		if benchErr != nil {
 			return
 		}
@@ -111,4 +111,17 @@ func BenchmarkResolve(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestMain removes the benchmark corpus, which outlives the benchmarks
+// that share it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchStore != nil {
+		benchStore.Close()
+	}
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
 }
