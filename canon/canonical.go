@@ -164,6 +164,6 @@ func Canonical(b []byte, lim *Limits) ([]byte, any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := Decode(c, &Limits{MaxBytes: len(c) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
+	v, err := DecodeCanonical(c)
 	return c, v, err
 }

@@ -60,7 +60,7 @@ func (d *Document) ID() ContentID { return Sum(d.Canonical) }
 
 // Decode returns the decoded document.
 func (d *Document) Decode() (any, error) {
-	return Decode(d.Canonical, &Limits{MaxBytes: len(d.Canonical) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
+	return DecodeCanonical(d.Canonical)
 }
 
 // ParseDocument strictly validates raw, detects its kind when kind is "",

@@ -43,13 +43,6 @@ func (ix *Index) ArrayChildren(ids []uint32) []uint32 {
 	return out
 }
 
-// PathString returns the display form of a path id.
-func (ix *Index) PathString(id uint32) string {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return ix.paths[id].String()
-}
-
 func (ix *Index) bitmap(key []byte) (*roaring.Bitmap, error) { return ix.r.Bitmap(key) }
 
 // union ORs the bitmaps of key(id) over ids.

@@ -29,15 +29,7 @@ func (n *PlanNode) write(b *strings.Builder, indent string, last bool) {
 	if last {
 		branch, next = "└─ ", "   "
 	}
-	exact := "lossy"
-	if n.Exact {
-		exact = "exact"
-	}
-	name := n.Op
-	if n.Detail != "" {
-		name += "(" + n.Detail + ")"
-	}
-	fmt.Fprintf(b, "%s%s%s  est %d  act %d  %s  %s\n", indent, branch, name, n.Estimate, n.Actual, exact, roundDur(n.Time))
+	fmt.Fprintf(b, "%s%s%s  est %d  act %d  %s  %s\n", indent, branch, n.name(), n.Estimate, n.Actual, n.exactness(), roundDur(n.Time))
 	for i, c := range n.Children {
 		c.write(b, indent+next, i == len(n.Children)-1)
 	}
@@ -75,16 +67,23 @@ func (p *Plan) Shape() string {
 }
 
 func (n *PlanNode) shape(b *strings.Builder, indent string) {
-	exact := "lossy"
-	if n.Exact {
-		exact = "exact"
-	}
-	name := n.Op
-	if n.Detail != "" {
-		name += "(" + n.Detail + ")"
-	}
-	fmt.Fprintf(b, "%s%s %s act=%d\n", indent, name, exact, n.Actual)
+	fmt.Fprintf(b, "%s%s %s act=%d\n", indent, n.name(), n.exactness(), n.Actual)
 	for _, c := range n.Children {
 		c.shape(b, indent+"  ")
 	}
+}
+
+// name is the node's operator with its arguments: index.Eq(/a = 1).
+func (n *PlanNode) name() string {
+	if n.Detail == "" {
+		return n.Op
+	}
+	return n.Op + "(" + n.Detail + ")"
+}
+
+func (n *PlanNode) exactness() string {
+	if n.Exact {
+		return "exact"
+	}
+	return "lossy"
 }

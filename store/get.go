@@ -91,16 +91,12 @@ func (s *Store) firstByID(id canon.ContentID, owner string) (uint32, error) {
 
 // docByNum reads a document's record and body, without a visibility check.
 func (s *Store) docByNum(num uint32) (*Doc, error) {
-	v, found, err := s.kv.get(AppendDocKey(nil, num), nil)
+	rec, found, err := readRecord(s.kv.get, num)
 	if err != nil {
 		return nil, fmt.Errorf("store: get %d: %w", num, err)
 	}
 	if !found {
 		return nil, ErrNotFound
-	}
-	rec, err := decodeRecord(v)
-	if err != nil {
-		return nil, err
 	}
 	return s.docFromRecord(num, &rec)
 }
@@ -163,16 +159,12 @@ func (s *Store) fetchPoints(ctx context.Context, nums *roaring.Bitmap, emit func
 			return err
 		}
 		num := it.Next()
-		v, found, err := s.kv.get(AppendDocKey(nil, num), nil)
+		rec, found, err := readRecord(s.kv.get, num)
 		if err != nil {
 			return err
 		}
 		if !found {
 			continue // deleted since the candidates were computed
-		}
-		rec, err := decodeRecord(v)
-		if err != nil {
-			return err
 		}
 		if err := emit(num, &rec); err != nil {
 			return err

@@ -230,14 +230,11 @@ func (m *mutation) checkNaturalKey(id canon.ContentID, d *canon.Document, owner 
 }
 
 func (m *mutation) record(num uint32) (record, error) {
-	v, found, err := m.b.get(AppendDocKey(nil, num), nil)
-	if err != nil {
-		return record{}, err
+	rec, found, err := readRecord(m.b.get, num)
+	if err == nil && !found {
+		err = fmt.Errorf("%w: document %d is referenced but has no record", ErrCorrupt, num)
 	}
-	if !found {
-		return record{}, fmt.Errorf("%w: document %d is referenced but has no record", ErrCorrupt, num)
-	}
-	return decodeRecord(v)
+	return rec, err
 }
 
 // addRef counts one more reference to a blob, writing it on the first.

@@ -56,6 +56,18 @@ func (r *record) append(dst []byte) []byte {
 	return binary.AppendUvarint(dst, r.seq)
 }
 
+// readRecord reads and decodes document num's record through get (the
+// committed store, or a mutation's batch); found is false when there is
+// none.
+func readRecord(get func(key, dst []byte) ([]byte, bool, error), num uint32) (rec record, found bool, err error) {
+	v, found, err := get(AppendDocKey(nil, num), nil)
+	if err != nil || !found {
+		return record{}, found, err
+	}
+	rec, err = decodeRecord(v)
+	return rec, true, err
+}
+
 func decodeRecord(v []byte) (record, error) {
 	var r record
 	bad := func(what string) (record, error) { return r, fmt.Errorf("%w: document record: %s", ErrCorrupt, what) }

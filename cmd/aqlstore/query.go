@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -145,7 +146,7 @@ func (c *queryCommand) refuse(err error, in *aql.Intent, o *query.Options) error
 // readInput reads a file, or stdin for "-".
 func readInput(m *Main, file string) ([]byte, error) {
 	if file == "-" {
-		return readAll(m.Stdin)
+		return io.ReadAll(m.Stdin)
 	}
 	return os.ReadFile(file)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/sign"
@@ -54,5 +53,3 @@ func (c *verifyResponseCommand) run(_ context.Context, file string) error {
 	fmt.Fprintf(c.m.Stdout, "ok: signed by %s\n", did)
 	return nil
 }
-
-func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
