@@ -122,6 +122,9 @@
 //     (§12.3), so nothing is lost; an unreadable columnar block is kept
 //     verbatim as a whole and ends with an empty line in canonical form.
 //   - A message that starts with an empty line has an empty header block.
+//   - A leading byte order mark is dropped (it would hide the first
+//     header) and reported as UTF8: a warning in loose mode, an error in
+//     strict mode; it is not part of the canonical form or the hash.
 //   - Layout is not validity: header order, extra spaces, tabs and RID case
 //     are normalized by canonicalization and accepted in strict mode too;
 //     extra empty lines and CR LF endings are not (§8.2, §8.5). A lone CR

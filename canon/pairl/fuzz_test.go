@@ -19,6 +19,7 @@ var fuzzSeeds = []string{
 	"@v 1\n@id m1\n@ts 2026-06-22T10:00:00Z\n\n#u1\n#evid[claim,src,conf]\n\"x y\" s1 0.5 @rid=e1\n#call tool=R f=\"/a\" @m=u1 @rid=c1\n#s p:1/2\n",
 	"@v 1\r\n@mid ref:msg:A\r\n\r\n#fact poem=\"a\nb\" @rid=f1\r\n#fact p=\"C:\\\" @rid=f2\n",
 	"\n@foo\n#x[a]\n\n@bar\n",
+	"\ufeff@v 1\r\n@mid ref:msg:A\n\n\ufeffack\n",
 	"#cost[val,cur]\n1 USD\n2\nack \"open\n",
 	"req{t=\"a,b\",\"bare\", k = v ,} @m=1 @rid=x @rid=y\n\r\"\nq\"\n",
 	"@v 1\n@mid ref:msg:A\n@ts x\n@parent ref:msg:A\n@deps ref:msg:B , ref:msg:A\n@budget 0.1USD\n\nbid{} \n#cost val=1 cur=USD\n",

@@ -78,7 +78,7 @@ type parser struct {
 }
 
 func (p *parser) run(s string) error {
-	s = p.normalizeEOL(s)
+	s = p.normalizeEOL(p.stripBOM(s))
 	if err := p.checkLines(s); err != nil {
 		return err
 	}
@@ -87,6 +87,20 @@ func (p *parser) run(s string) error {
 	p.body(s, pos, line)
 	p.checkHeaders()
 	return p.err
+}
+
+// stripBOM drops a leading byte order mark. Editors on some platforms
+// write one; read as text it would hide the first header (the message
+// would seem to have none), so it is removed and reported instead: an
+// error in strict mode, a warning in loose mode. The BOM is not content,
+// so it is not part of the canonical form or the hash.
+func (p *parser) stripBOM(s string) string {
+	rest, ok := strings.CutPrefix(s, "\ufeff")
+	if ok {
+		p.found.add(soft, 1, CodeEncoding, "byte order mark (U+FEFF) at the start of the message",
+			"save the message as UTF-8 without a BOM (§1)")
+	}
+	return rest
 }
 
 // normalizeEOL strips the CRs of CR LF line endings. §8.5 wants LF, but

@@ -24,6 +24,23 @@ func TestParseCRLF(t *testing.T) {
 	}
 }
 
+// TestParseBOM: a leading byte order mark is dropped and reported (a
+// warning in loose mode, an error in strict mode), so the headers after it
+// are read and the hash is that of the message without it.
+func TestParseBOM(t *testing.T) {
+	m, ps, err := Parse([]byte("\ufeff"+small), Loose)
+	if err != nil || len(ps) != 1 || ps[0].Code != CodeEncoding || ps[0].Line != 1 || ps[0].Severity != SeverityWarning {
+		t.Fatalf("loose: %v %v", err, ps)
+	}
+	plain, _, _ := Parse([]byte(small), Loose)
+	if string(m.Canonical()) != small || m.Hash() != plain.Hash() || m.MID() != plain.MID() {
+		t.Errorf("canonical:\n%q", m.Canonical())
+	}
+	if _, ps, err := Parse([]byte("\ufeff"+small), Strict); !errors.Is(err, ErrSyntax) || len(ps) != 1 {
+		t.Errorf("strict accepted a BOM: %v %v", err, ps)
+	}
+}
+
 func TestParseLimits(t *testing.T) {
 	cases := []struct {
 		in   string
