@@ -144,13 +144,7 @@ func Lookup(b []byte, names ...string) ([]byte, bool) {
 }
 
 // rawStringEquals reports whether the quoted string q decodes to s.
-func rawStringEquals(q []byte, s string) bool {
-	if len(q) == len(s)+2 && string(q[1:len(q)-1]) == s {
-		return true
-	}
-	u, ok := RawString(q)
-	return ok && u == s
-}
+func rawStringEquals(q []byte, s string) bool { return rawNameEquals(q, s) }
 
 // RawString decodes the quoted JSON string q.
 func RawString(q []byte) (string, bool) {

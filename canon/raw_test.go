@@ -44,3 +44,23 @@ func FuzzRawNavigation(f *testing.F) {
 		DetectKind(b)
 	})
 }
+
+// TestMemberEscapedNames pins that a member name with escapes matches only
+// its decoded form: the raw body `a\\b` is the three characters a, \, b,
+// not the four characters of the raw text.
+func TestMemberEscapedNames(t *testing.T) {
+	doc := []byte(`{"a\\b":1,"c\"d":2}`)
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{`a\b`, true},
+		{`a\\b`, false},
+		{`c"d`, true},
+		{`c\"d`, false},
+	} {
+		if _, ok := Member(doc, tc.name); ok != tc.want {
+			t.Errorf("Member(%s, %q) found=%v, want %v", doc, tc.name, ok, tc.want)
+		}
+	}
+}

@@ -105,3 +105,107 @@ func BenchmarkResolve(b *testing.B) {
 		})
 	}
 }
+
+// canonicalManifests returns the canonical bytes of benchDocs generated
+// manifests: the form a store keeps them in.
+func canonicalManifests(b *testing.B) [][]byte {
+	b.Helper()
+	docs := make([][]byte, benchDocs)
+	var buf []byte
+	for i := range docs {
+		var err error
+		if buf, err = corpus.Document("manifest", 1, i, buf[:0]); err != nil {
+			b.Fatal(err)
+		}
+		if docs[i], err = canon.Canonicalize(nil, buf, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return docs
+}
+
+// BenchmarkEvaluateRaw sets the raw path beside the decoding one, per
+// candidate as a resolver meets it (canonical bytes in hand): decode then
+// Eval or Match, against EvalRaw and MatchRaw on the bytes.
+func BenchmarkEvaluateRaw(b *testing.B) {
+	docs := canonicalManifests(b)
+	for _, bc := range []struct{ name, src string }{
+		{"eq-nested", `{"path": "/tool/publisher/registry/country", "operator": "eq", "value": "FR"}`},
+		{"decimal-lte", `{"path": "/pricing/models/0/amount", "operator": "lte", "value": "100.00"}`},
+		{"decimal-lte-wildcard", `{"path": "/pricing/models/*/amount", "operator": "lte", "value": "100.00"}`},
+		{"wildcard-eq", `{"path": "/actions/*/side_effects", "operator": "eq", "value": "irreversible"}`},
+		{"contains", `{"path": "/jurisdictions", "operator": "contains", "value": "NL"}`},
+		{"after", `{"path": "/conformance/last_attested_at", "operator": "after", "value": "2024-06-01T00:00:00Z"}`},
+		{"exists", `{"path": "/governance/contact_email", "operator": "exists", "value": true}`},
+	} {
+		n := mustCompile(b, bc.src, 100*time.Millisecond)
+		b.Run(bc.name+"/decode+eval", func(b *testing.B) { benchDecodeEval(b, n, docs) })
+		b.Run(bc.name+"/decode+match", func(b *testing.B) { benchDecodeMatch(b, n, docs) })
+		b.Run(bc.name+"/evalraw", func(b *testing.B) { benchEvalRaw(b, n, docs) })
+		b.Run(bc.name+"/matchraw", func(b *testing.B) { benchMatchRaw(b, n, docs) })
+	}
+}
+
+func benchDecodeEval(b *testing.B, n *aql.Node, docs [][]byte) {
+	e := New()
+	rec := make([]aql.Evaluation, 0, 1)
+	b.ReportAllocs()
+	i, hits := 0, 0
+	for b.Loop() {
+		doc, err := canon.DecodeCanonical(docs[i%len(docs)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ok bool
+		if ok, rec = e.Eval(n, doc, rec[:0]); ok {
+			hits++
+		}
+		i++
+	}
+	reportLeaves(b, i, hits)
+}
+
+func benchDecodeMatch(b *testing.B, n *aql.Node, docs [][]byte) {
+	e := New()
+	b.ReportAllocs()
+	i, hits := 0, 0
+	for b.Loop() {
+		doc, err := canon.DecodeCanonical(docs[i%len(docs)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if e.Match(n, doc) {
+			hits++
+		}
+		i++
+	}
+	reportLeaves(b, i, hits)
+}
+
+func benchEvalRaw(b *testing.B, n *aql.Node, docs [][]byte) {
+	e := New()
+	rec := make([]aql.Evaluation, 0, 1)
+	b.ReportAllocs()
+	i, hits := 0, 0
+	for b.Loop() {
+		var ok bool
+		if ok, rec = e.EvalRaw(n, docs[i%len(docs)], rec[:0]); ok {
+			hits++
+		}
+		i++
+	}
+	reportLeaves(b, i, hits)
+}
+
+func benchMatchRaw(b *testing.B, n *aql.Node, docs [][]byte) {
+	e := New()
+	b.ReportAllocs()
+	i, hits := 0, 0
+	for b.Loop() {
+		if e.MatchRaw(n, docs[i%len(docs)]) {
+			hits++
+		}
+		i++
+	}
+	reportLeaves(b, i, hits)
+}

@@ -17,11 +17,16 @@ import (
 //	eval [timeout=50ms]  compiles the constraint in the input, evaluates it
 //	                     against the document, and prints the outcome and
 //	                     every leaf's Evaluation; it also checks that Match
-//	                     agrees with Eval.
+//	                     agrees with Eval, and MatchRaw and EvalRaw over
+//	                     the canonical bytes with both over the canonical
+//	                     document.
 //
 // Regenerate the expected output with `go test ./query/eval -rewrite`.
 func TestDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		if strings.Contains(path, "testdata/rapid") {
+			return // rapid's own failure files, not test cases
+		}
 		var doc any
 		e := New()
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
@@ -60,6 +65,8 @@ func runEval(t *testing.T, e *Evaluator, d *datadriven.TestData, doc any) string
 	if m := e.Match(n, doc); m != ok {
 		d.Fatalf(t, "Match = %v, Eval = %v", m, ok)
 	}
+	c, tree := canonicalDoc(t, doc)
+	checkRawAgrees(t, e, n, c, tree)
 	return formatEval(ok, rec)
 }
 

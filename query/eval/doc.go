@@ -11,6 +11,15 @@
 //     appends one aql.Evaluation per leaf: the constraint_evaluations of a
 //     Decision Record.
 //
+// MatchRaw and EvalRaw are the same two entry points over a document's
+// canonical bytes (a stored body) instead of its decoded tree, with the
+// same answers and records as Match and Eval over the decoded bytes. Paths
+// are resolved over the bytes (canon.RawWalker); scalar values are read in
+// place and go through the same per-value tests, containers are decoded
+// only when an operator needs one (eq, in, contains on an object, ...).
+// MatchRaw allocates nothing for scalar values; EvalRaw's records hold
+// decoded copies, so they outlive the bytes.
+//
 // An Evaluator keeps scratch state (decimals, the state of the leaf being
 // scanned, the text of failure reasons) so that the hot path does not
 // allocate per leaf per candidate: Match and Eval (into a slice with room)

@@ -21,6 +21,8 @@ type Evaluator struct {
 	// leaf; the map is dropped when it outgrows reasonCacheMax, so an
 	// Evaluator reused across many intents stays small.
 	reasons map[*aql.Leaf]string
+
+	raw rawState // scratch of MatchRaw and EvalRaw (raw.go)
 }
 
 // reasonCacheMax bounds Evaluator.reasons; intents have few leaves.
@@ -38,7 +40,7 @@ func New() *Evaluator {
 // the records list the whole tree. doc is a decoded document (canon
 // model); the records' CandidateValue fields alias its values.
 func (e *Evaluator) Eval(n *aql.Node, doc any, rec []aql.Evaluation) (bool, []aql.Evaluation) {
-	ok, rec := e.eval(n, doc, rec)
+	ok, rec := e.eval(n, document{tree: doc}, rec)
 	e.scan = scan{} // drop references into doc
 	return ok, rec
 }
@@ -46,12 +48,12 @@ func (e *Evaluator) Eval(n *aql.Node, doc any, rec []aql.Evaluation) (bool, []aq
 // Match reports whether doc satisfies n. It short-circuits and records
 // nothing; its answer is always Eval's.
 func (e *Evaluator) Match(n *aql.Node, doc any) bool {
-	ok := e.match(n, doc)
+	ok := e.match(n, document{tree: doc})
 	e.scan = scan{}
 	return ok
 }
 
-func (e *Evaluator) eval(n *aql.Node, doc any, rec []aql.Evaluation) (bool, []aql.Evaluation) {
+func (e *Evaluator) eval(n *aql.Node, doc document, rec []aql.Evaluation) (bool, []aql.Evaluation) {
 	if n == nil {
 		return true, rec
 	}
@@ -70,7 +72,7 @@ func (e *Evaluator) eval(n *aql.Node, doc any, rec []aql.Evaluation) (bool, []aq
 }
 
 // evalAll evaluates every child and reports whether all hold.
-func (e *Evaluator) evalAll(children []*aql.Node, doc any, rec []aql.Evaluation) (bool, []aql.Evaluation) {
+func (e *Evaluator) evalAll(children []*aql.Node, doc document, rec []aql.Evaluation) (bool, []aql.Evaluation) {
 	all := true
 	for _, c := range children {
 		var ok bool
@@ -81,7 +83,7 @@ func (e *Evaluator) evalAll(children []*aql.Node, doc any, rec []aql.Evaluation)
 }
 
 // evalAny evaluates every child and reports whether any holds.
-func (e *Evaluator) evalAny(children []*aql.Node, doc any, rec []aql.Evaluation) (bool, []aql.Evaluation) {
+func (e *Evaluator) evalAny(children []*aql.Node, doc document, rec []aql.Evaluation) (bool, []aql.Evaluation) {
 	some := false
 	for _, c := range children {
 		var ok bool
@@ -91,7 +93,7 @@ func (e *Evaluator) evalAny(children []*aql.Node, doc any, rec []aql.Evaluation)
 	return some, rec
 }
 
-func (e *Evaluator) match(n *aql.Node, doc any) bool {
+func (e *Evaluator) match(n *aql.Node, doc document) bool {
 	if n == nil {
 		return true
 	}
@@ -108,7 +110,7 @@ func (e *Evaluator) match(n *aql.Node, doc any) bool {
 	return false
 }
 
-func (e *Evaluator) matchAll(children []*aql.Node, doc any) bool {
+func (e *Evaluator) matchAll(children []*aql.Node, doc document) bool {
 	for _, c := range children {
 		if !e.match(c, doc) {
 			return false
@@ -117,7 +119,7 @@ func (e *Evaluator) matchAll(children []*aql.Node, doc any) bool {
 	return true
 }
 
-func (e *Evaluator) matchAny(children []*aql.Node, doc any) bool {
+func (e *Evaluator) matchAny(children []*aql.Node, doc document) bool {
 	for _, c := range children {
 		if e.match(c, doc) {
 			return true

@@ -30,16 +30,24 @@ type scan struct {
 	fails   bool // some value was comparable but did not satisfy
 	timeout bool
 	limit   bool
+
+	// Over canonical bytes (document.isRaw), first and witness stay unset
+	// and these hold the values' bytes instead.
+	firstRaw, witnessRaw []byte
 }
 
 // runLeaf scans l over doc, leaving the details in e.scan, and reports
 // whether l holds.
-func (e *Evaluator) runLeaf(l *aql.Leaf, doc any) bool {
-	if e.visitFn == nil {
-		e.visitFn = e.visit
-	}
+func (e *Evaluator) runLeaf(l *aql.Leaf, doc document) bool {
 	e.scan = scan{leaf: l}
-	l.Path.Resolve(doc, e.visitFn)
+	if doc.isRaw {
+		e.resolveRaw(l.Path, doc.raw)
+	} else {
+		if e.visitFn == nil {
+			e.visitFn = e.visit
+		}
+		l.Path.Resolve(doc.tree, e.visitFn)
+	}
 	if l.Operator == aql.OpExists {
 		return (e.scan.n > 0) == l.Exists
 	}

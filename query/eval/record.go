@@ -23,13 +23,17 @@ const (
 const reasonValueMax = 64
 
 // evalLeaf runs one leaf and appends its Evaluation.
-func (e *Evaluator) evalLeaf(l *aql.Leaf, doc any, rec []aql.Evaluation) (bool, []aql.Evaluation) {
+func (e *Evaluator) evalLeaf(l *aql.Leaf, doc document, rec []aql.Evaluation) (bool, []aql.Evaluation) {
 	if l == nil {
 		return false, rec
 	}
 	ok := e.runLeaf(l, doc)
 	ev := aql.Evaluation{Path: l.Path.String(), Operator: l.Operator.String(), Value: l.Value, Passed: ok}
-	ev.CandidateValue, ev.HasCandidateValue = e.scan.candidate()
+	if doc.isRaw {
+		ev.CandidateValue, ev.HasCandidateValue = e.scan.candidateRaw()
+	} else {
+		ev.CandidateValue, ev.HasCandidateValue = e.scan.candidate()
+	}
 	if !ok {
 		ev.Reason = e.reason()
 	}

@@ -15,7 +15,7 @@ import (
 func Apply(doc any, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: it is %s; the payload of a response must be an object", ErrNotObject, canon.TypeName(doc))
+		return nil, nil, notObject(doc)
 	}
 	root := &mark{}
 	for _, p := range include {
@@ -41,4 +41,10 @@ func markAll(root *mark, doc any, p *canon.Pointer, set func(*mark)) bool {
 		found = true
 	})
 	return found
+}
+
+// notObject is the ErrNotObject of a document whose top level is v (or, for
+// ApplyRaw, a value of the same JSON type).
+func notObject(v any) error {
+	return fmt.Errorf("%w: it is %s; the payload of a response must be an object", ErrNotObject, canon.TypeName(v))
 }

@@ -1,7 +1,9 @@
 // Package project applies an intent's projection block (RFC 0020 §3.3) to
 // a candidate document: the payload a response carries for it.
 //
-// Apply is the whole package. Its semantics, decided in DESIGN.md:
+// Apply is the whole package; ApplyRaw is Apply over a document's
+// canonical bytes, with the same result, decoding only the subtrees the
+// payload keeps. The semantics, decided in DESIGN.md:
 //
 //   - include pointers select fields, with the extended syntax of
 //     canon.Pointer (`*` every child, `**` the node and every descendant;

@@ -1,0 +1,206 @@
+package project
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// ApplyRaw is Apply over doc, the canonical bytes of a document (RFC 8785,
+// such as a stored document's body): the same payload, missing list and
+// error as Apply over the decoded doc. It walks the bytes and decodes only
+// the subtrees the payload keeps, so a projection of a few fields costs a
+// few small allocations rather than a decoded document; an include of the
+// whole document ("" or "/") decodes all of it.
+//
+// The payload shares nothing with doc, which may be released when ApplyRaw
+// returns. On bytes that are not canonical JSON ApplyRaw returns an error
+// wrapping ErrMalformed where it notices, and may otherwise give a payload
+// of what it could read; it never panics. ApplyRaw is safe for concurrent
+// use.
+func ApplyRaw(doc []byte, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
+	if len(doc) == 0 || doc[0] != '{' {
+		return nil, nil, notObjectRaw(doc)
+	}
+	r := markers.Get().(*rawMarker)
+	defer markers.Put(r)
+	r.root = &mark{}
+	defer func() { r.root = nil }()
+	for _, p := range include {
+		if !r.markAll(doc, p, func(m *mark) { m.include = true }) {
+			missing = append(missing, p.String())
+		}
+	}
+	for _, p := range exclude {
+		r.markAll(doc, p, func(m *mark) { m.exclude = true })
+	}
+	out, ok, err := buildRaw(doc, r.root, false)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case ok:
+		return out.(map[string]any), missing, nil
+	}
+	return map[string]any{}, missing, nil
+}
+
+// notObjectRaw is notObject for the raw value b, named by its first byte.
+func notObjectRaw(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("%w: empty document", ErrMalformed)
+	}
+	var like any // a value of b's JSON type
+	switch b[0] {
+	case '[':
+		like = []any{}
+	case '"':
+		like = ""
+	case 't', 'f':
+		like = false
+	case 'n':
+	default:
+		like = canon.Number(b)
+	}
+	return notObject(like)
+}
+
+// markers keeps rawMarkers, whose walker and path buffers are worth
+// reusing across calls.
+var markers = sync.Pool{New: func() any { return new(rawMarker) }}
+
+// rawMarker marks the nodes pointers select in canonical bytes.
+type rawMarker struct {
+	root   *mark
+	walker canon.RawWalker
+	path   []step
+}
+
+// markAll applies set to the mark of every node p selects in doc, and
+// reports whether there was any.
+func (r *rawMarker) markAll(doc []byte, p *canon.Pointer, set func(*mark)) bool {
+	found := false
+	r.walker.ResolvePath(p, doc, func(path []canon.RawStep, _ []byte) bool {
+		r.path = r.path[:0]
+		for _, s := range path {
+			r.path = append(r.path, rawStep(s))
+		}
+		set(r.root.at(r.path))
+		found = true
+		return true
+	})
+	return found
+}
+
+// rawStep is the mark step of an edge of the raw walk: member names
+// decoded, as the marks of the tree walk hold them.
+func rawStep(s canon.RawStep) step {
+	if s.Index >= 0 {
+		return step{index: s.Index}
+	}
+	name, _ := canon.RawString(s.Name)
+	return step{name: name, index: -1}
+}
+
+// buildRaw is build over the raw value v: the subtrees it keeps are
+// decoded, the others only skipped.
+func buildRaw(v []byte, m *mark, all bool) (any, bool, error) {
+	if m != nil {
+		if m.exclude {
+			return nil, false, nil
+		}
+		all = all || m.include
+	}
+	if m == nil || len(m.kids) == 0 {
+		if !all {
+			return nil, false, nil
+		}
+		return decodeRaw(v)
+	}
+	switch v[0] {
+	case '{':
+		return buildObjectRaw(v, m, all)
+	case '[':
+		return buildArrayRaw(v, m, all)
+	}
+	x, _, err := decodeRaw(v) // only a container's mark has kids
+	return x, all, err
+}
+
+func decodeRaw(v []byte) (any, bool, error) {
+	x, err := canon.DecodeCanonical(v)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %q: %v", ErrMalformed, shorten(v), err)
+	}
+	return x, true, nil
+}
+
+// shorten cuts a raw value for an error message.
+func shorten(v []byte) []byte {
+	if len(v) > 64 {
+		return v[:64]
+	}
+	return v
+}
+
+// buildObjectRaw is buildObject over the members of the raw object v.
+func buildObjectRaw(v []byte, m *mark, all bool) (any, bool, error) {
+	out := make(map[string]any)
+	var err error
+	canon.EachMember(v, func(key, x []byte) bool {
+		name, owned := memberName(key)
+		km := m.child(step{name: name, index: -1})
+		if km == nil && !all {
+			return true
+		}
+		y, ok, e := buildRaw(x, km, all)
+		if err = e; err != nil {
+			return false
+		}
+		if ok {
+			if !owned {
+				name = string(key[1 : len(key)-1])
+			}
+			out[name] = y
+		}
+		return true
+	})
+	return out, all || len(out) > 0, err
+}
+
+// memberName returns the name the raw key stands for: a view of key when
+// it has no escape (owned is false: copy it before keeping it), else a
+// decoded copy.
+func memberName(key []byte) (name string, owned bool) {
+	body := key[1 : len(key)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return unsafe.String(unsafe.SliceData(body), len(body)), false
+	}
+	name, _ = canon.RawString(key)
+	return name, true
+}
+
+// buildArrayRaw is buildArray over the elements of the raw array v.
+func buildArrayRaw(v []byte, m *mark, all bool) (any, bool, error) {
+	out := make([]any, 0)
+	var err error
+	i := 0
+	canon.EachElement(v, func(x []byte) bool {
+		km := m.child(step{index: i})
+		i++
+		if km == nil && !all {
+			return true
+		}
+		y, ok, e := buildRaw(x, km, all)
+		if err = e; err != nil {
+			return false
+		}
+		if ok {
+			out = append(out, y)
+		}
+		return true
+	})
+	return out, all || len(out) > 0, err
+}
