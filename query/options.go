@@ -15,6 +15,12 @@ type Options struct {
 	// Keys resolves issuer keys (did:key always resolves offline; a trust
 	// file adds others). Nil resolves did:key only.
 	Keys sign.Resolver
+	// Principal is whom the resolution reads as when the intent's issuer
+	// is not verified: the caller the embedder authenticated (a server's
+	// bearer token). An issuer whose signature verifies is read as itself;
+	// "" reads as store.Public. Either way the reader sees public documents
+	// and its own, never another tenant's.
+	Principal string
 	// At is the instant the validity window is checked against and the
 	// response's evaluated_at; zero means now.
 	At time.Time

@@ -12,7 +12,6 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
-	"github.com/aqlstore/aqlstore/query/project"
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -29,7 +28,7 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 	if err := in.CheckValidity(o.At); err != nil {
 		return nil, err
 	}
-	ctx, err := readerContext(ctx, in, o.Keys)
+	ctx, err := readerContext(ctx, in, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +43,18 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 }
 
 // readerContext verifies the intent's signature (R1) and returns ctx
-// acting as the issuer when the signature verified, else as public.
-func readerContext(ctx context.Context, in *aql.Intent, keys sign.Resolver) (context.Context, error) {
-	verdict, err := sign.VerifyIntent(in.Document, keys)
+// acting as the issuer when the signature verified, else as o.Principal
+// (the caller the embedder authenticated), else as public.
+func readerContext(ctx context.Context, in *aql.Intent, o *Options) (context.Context, error) {
+	verdict, err := sign.VerifyIntent(in.Document, o.Keys)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
-	if verdict == sign.VerifiedSignature {
+	switch {
+	case verdict == sign.VerifiedSignature:
 		return store.WithPrincipal(ctx, in.IssuerDID), nil
+	case o.Principal != "":
+		return store.WithPrincipal(ctx, o.Principal), nil
 	}
 	return store.WithPrincipal(ctx, store.Public), nil
 }
@@ -122,47 +125,34 @@ func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*st
 	}
 }
 
-// consider evaluates one document and files it as accepted or rejected.
+// consider evaluates one document (judge, in match.go) and files it as
+// accepted or rejected.
 func (r *resolution) consider(doc *store.Doc) error {
-	v, err := doc.Value()
+	c, rej, err := judge(r.ev, r.in, r.at, doc, r.keepsRejections())
 	if err != nil {
-		return fmt.Errorf("query: document %d: %w", doc.Num, err)
+		return err
 	}
 	r.nEval++
-	passed, evals := r.ev.Eval(r.in.Constraints, v, nil)
-	rec := DecisionRecord{EvaluatedAt: r.at, Evaluations: evals, Outcome: "accept"}
-	id := candidateID(doc)
-	if !passed {
-		rec.Outcome, rec.Explanation = "reject", failedExplanation(evals)
-		r.reject(id, rec)
+	if rej != nil {
+		r.reject(rej)
 		return nil
-	}
-	if why := qualityFailure(r.in.QualityFloor, doc.Signals); why != "" {
-		rec.Outcome, rec.Explanation = "below_quality_floor", why
-		r.reject(id, rec)
-		return nil
-	}
-	payload, missing, err := project.Apply(v, r.in.Projection.Include, r.in.Projection.Exclude)
-	if err != nil || len(missing) > 0 {
-		rec.Outcome, rec.Explanation = "reject", projectionExplanation(missing, err)
-		r.reject(id, rec)
-		return nil
-	}
-	rec.Explanation = "all constraints satisfied"
-	c := &Candidate{CandidateID: id, Payload: payload, Record: rec, num: doc.Num}
-	if doc.Signals != nil {
-		c.Score, c.cost = doc.Signals.Score, doc.Signals.Cost
 	}
 	r.accepted = append(r.accepted, c)
 	return nil
 }
 
-func (r *resolution) reject(id string, rec DecisionRecord) {
+func (r *resolution) reject(rej *Rejection) {
 	r.nReject++
-	if r.cursor != nil || r.o.MaxRejected < 0 || len(r.rejected) >= r.o.MaxRejected {
+	if rej == dropped || !r.keepsRejections() {
 		return
 	}
-	r.rejected = append(r.rejected, Rejection{CandidateID: id, Record: rec})
+	r.rejected = append(r.rejected, *rej)
+}
+
+// keepsRejections reports whether the next rejection is shown: not on a
+// continuation page, and only up to MaxRejected.
+func (r *resolution) keepsRejections() bool {
+	return r.cursor == nil && r.o.MaxRejected >= 0 && len(r.rejected) < r.o.MaxRejected
 }
 
 // candidateID is the natural key where the document has one, else its

@@ -22,7 +22,7 @@ func Stream(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) 
 			yield(nil, err)
 			return
 		}
-		rctx, err := readerContext(ctx, in, o.Keys)
+		rctx, err := readerContext(ctx, in, &o)
 		if err != nil {
 			yield(nil, err)
 			return

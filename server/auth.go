@@ -10,9 +10,11 @@ import (
 	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query/sign"
 )
 
-// Auth maps bearer tokens to tenant DIDs. It is immutable after LoadAuth
+// Auth maps bearer tokens to tenant DIDs, and names the did:keys that may
+// sign requests instead (client.SchemeDIDKey). It is immutable after LoadAuth
 // or NewAuth and safe for concurrent use. Tokens are kept only as their
 // sha256, so a token never sits in memory longer than a request.
 type Auth struct {
@@ -20,6 +22,7 @@ type Auth struct {
 	publicWriters    []string                     // DIDs that may write public documents
 	operators        []string                     // DIDs that may read /metrics
 	trustedExporters []string                     // did:keys whose exports import; empty: any that verifies
+	didKeys          []string                     // tenants that authenticate by signing with their did:key
 }
 
 // minTokenLen is the shortest raw token an auth file may hold.
@@ -36,14 +39,17 @@ var didPattern = regexp.MustCompile(`^did:[a-z0-9]+:.+$`)
 //	  },
 //	  "public_writers": ["did:web:tenant-a.example"],
 //	  "operators": ["did:web:tenant-a.example"],
-//	  "trusted_exporters": ["did:key:z6Mk…"]
+//	  "trusted_exporters": ["did:key:z6Mk…"],
+//	  "did_keys": ["did:key:z6Mk…"]
 //	}
 //
 // A token is written as itself (at least 16 characters) or as
 // "sha256:" and the lowercase hex sha256 of it. public_writers may put
 // and delete public documents; operators may read /metrics;
 // trusted_exporters, when given, are the only resolver keys whose exports
-// POST /storage/import accepts. Errors wrap ErrAuthFile and name the entry.
+// POST /storage/import accepts; did_keys are tenants that authenticate by
+// signing each request with their did:key (as may a token's tenant that
+// is a did:key). Errors wrap ErrAuthFile and name the entry.
 func LoadAuth(path string) (*Auth, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -81,13 +87,16 @@ func NewAuth(tokens map[string]string) (*Auth, error) {
 func authFrom(m map[string]any) (*Auth, error) {
 	for k := range m {
 		switch k {
-		case "tokens", "public_writers", "operators", "trusted_exporters":
+		case "tokens", "public_writers", "operators", "trusted_exporters", "did_keys":
 		default:
-			return nil, fmt.Errorf("unknown member %q (want tokens, public_writers, operators, trusted_exporters)", k)
+			return nil, fmt.Errorf("unknown member %q (want tokens, public_writers, operators, trusted_exporters, did_keys)", k)
 		}
 	}
 	a := &Auth{tokens: map[[sha256.Size]byte]string{}}
 	tokens, ok := m["tokens"].(map[string]any)
+	if _, given := m["tokens"]; !given && m["did_keys"] != nil {
+		tokens, ok = map[string]any{}, true // signed requests only
+	}
 	if !ok {
 		return nil, fmt.Errorf(`"tokens" must be an object mapping tokens to DIDs`)
 	}
@@ -103,8 +112,18 @@ func authFrom(m map[string]any) (*Auth, error) {
 	if a.operators, err = didList(m, "operators"); err != nil {
 		return nil, err
 	}
-	a.trustedExporters, err = didList(m, "trusted_exporters")
-	return a, err
+	if a.trustedExporters, err = didList(m, "trusted_exporters"); err != nil {
+		return nil, err
+	}
+	if a.didKeys, err = didList(m, "did_keys"); err != nil {
+		return nil, err
+	}
+	for i, did := range a.didKeys {
+		if _, err := sign.ParseDIDKey(did); err != nil {
+			return nil, fmt.Errorf("did_keys/%d: %v", i, err)
+		}
+	}
+	return a, nil
 }
 
 // addToken adds one tokens entry.
@@ -175,8 +194,25 @@ func (a *Auth) Tenant(token string) (string, bool) {
 	return did, ok
 }
 
-// Enabled reports whether any token is configured.
-func (a *Auth) Enabled() bool { return a != nil && len(a.tokens) > 0 }
+// Enabled reports whether any token or signing did:key is configured.
+func (a *Auth) Enabled() bool { return a != nil && (len(a.tokens) > 0 || len(a.didKeys) > 0) }
+
+// SignerKey reports whether did, a did:key, may authenticate by signing
+// requests: it is in did_keys, or a token's tenant.
+func (a *Auth) SignerKey(did string) bool {
+	if a == nil || !strings.HasPrefix(did, "did:key:") {
+		return false
+	}
+	if slices.Contains(a.didKeys, did) {
+		return true
+	}
+	for _, t := range a.tokens {
+		if t == did {
+			return true
+		}
+	}
+	return false
+}
 
 // PublicWriter reports whether did may write public documents.
 func (a *Auth) PublicWriter(did string) bool {

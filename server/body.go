@@ -22,6 +22,9 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *pro
 	case errors.As(err, &mbe):
 		p := tooLarge(limit)
 		return nil, &p
+	case errors.Is(err, errBodyDigest):
+		p := unauthorized("signed request refused: " + err.Error())
+		return nil, &p
 	case err != nil:
 		p := badRequest("body_unreadable", "the request body could not be read: "+err.Error())
 		return nil, &p

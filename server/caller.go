@@ -6,8 +6,16 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/aqlstore/aqlstore/server/client"
 	"github.com/aqlstore/aqlstore/store"
 )
+
+// challenge sets the WWW-Authenticate challenges of a 401: both schemes.
+func challenge(w http.ResponseWriter, errParam string) {
+	h := w.Header()
+	h.Add("WWW-Authenticate", `Bearer realm="aqlstore"`+errParam)
+	h.Add("WWW-Authenticate", client.SchemeDIDKey+` realm="aqlstore"`+errParam)
+}
 
 // caller is who sent a request.
 type caller struct {
@@ -43,7 +51,8 @@ func callerOf(r *http.Request) caller {
 	return c
 }
 
-// identify reads the bearer token, if any. A request that presents
+// identify reads the bearer token or the did:key signature, if any;
+// identify may wrap r.Body to check a signed body. A request that presents
 // credentials that do not authenticate is refused, never served as
 // anonymous: a typo in a token must not silently hide a tenant's data.
 func (s *Server) identify(r *http.Request) (caller, *problem) {
@@ -56,8 +65,13 @@ func (s *Server) identify(r *http.Request) (caller, *problem) {
 		return c, nil
 	}
 	scheme, token, _ := strings.Cut(h, " ")
+	if strings.EqualFold(scheme, client.SchemeDIDKey) {
+		tenant, p := s.verifySigned(r, token)
+		c.tenant = tenant
+		return c, p
+	}
 	if !strings.EqualFold(scheme, "Bearer") {
-		p := unauthorized("only Authorization: Bearer <token> is accepted")
+		p := unauthorized("only Authorization: Bearer <token> or a request signed with DIDKey is accepted")
 		return c, &p
 	}
 	tenant, ok := s.cfg.Auth.Tenant(strings.TrimSpace(token))
@@ -74,8 +88,7 @@ func (s *Server) identify(r *http.Request) (caller, *problem) {
 func (s *Server) requireTenant(w http.ResponseWriter, r *http.Request) (caller, bool) {
 	c := callerOf(r)
 	if c.tenant == "" {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="aqlstore"`)
-		s.writeProblem(w, r, unauthorized("this operation needs an authenticated caller: send Authorization: Bearer <token>"))
+		s.writeProblem(w, r, unauthorized("this operation needs an authenticated caller: send Authorization: Bearer <token>, or sign the request with your did:key (Authorization: DIDKey …)"))
 		return c, false
 	}
 	return c, true

@@ -32,6 +32,7 @@ const (
 	DefaultStreamWriteTimeout = 30 * time.Second
 	DefaultMaxStreams         = 1000
 	DefaultMaxHeaderBytes     = 64 << 10
+	DefaultSignedWindow       = 5 * time.Minute
 )
 
 // Config configures a Server. Zero fields take their defaults
@@ -78,6 +79,9 @@ type Config struct {
 	StreamWriteTimeout time.Duration // one SSE write; a client slower than this is dropped
 	MaxStreams         int           // concurrent SSE streams; 503 beyond
 	MaxHeaderBytes     int           // 431 beyond
+	// SignedRequestWindow is how far a signed request's created time may
+	// be from the server's clock; its nonce is remembered twice as long.
+	SignedRequestWindow time.Duration
 
 	// Now is the clock (default time.Now); tests move it.
 	Now func() time.Time
@@ -122,6 +126,7 @@ func (c *Config) ensureTimeouts() {
 	c.QueryTimeout = orDefault(c.QueryTimeout, DefaultQueryTimeout)
 	c.Heartbeat = orDefault(c.Heartbeat, DefaultHeartbeat)
 	c.StreamWriteTimeout = orDefault(c.StreamWriteTimeout, DefaultStreamWriteTimeout)
+	c.SignedRequestWindow = orDefault(c.SignedRequestWindow, DefaultSignedWindow)
 }
 
 func orDefault[T int | int64 | time.Duration](v, d T) T {

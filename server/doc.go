@@ -25,9 +25,11 @@
 // Shutdown lets in-flight requests finish and ends every stream with an
 // `end` event that names the id to resume from.
 //
-// Caveats: a query (POST /oap/intent) reads as the intent's verified
-// issuer, else as public, exactly as query.Resolve decides; a bearer token
-// does not widen what a query sees (the query package has no option for
-// an authenticated caller yet). Subscriptions, get and export do use the
-// bearer token's tenant. A Server is safe for concurrent use.
+// Every read acts as one principal and sees public documents and that
+// principal's own, never another tenant's: a query (POST /oap/intent)
+// and a subscription read as the intent's issuer when its signature
+// verifies, else as the authenticated caller, else as public; get,
+// lookup and export read as the caller. A caller authenticates with a
+// bearer token or by signing the request with its did:key (see
+// signedrequest.go). A Server is safe for concurrent use.
 package server

@@ -102,9 +102,12 @@ func planKind(p *query.Plan) string {
 	return "index"
 }
 
-// queryOptions reads ?cursor= and ?page_size=.
+// queryOptions reads ?cursor= and ?page_size=. The query reads as the
+// intent's verified issuer, else as the authenticated caller (bearer
+// token or signed request), else as public (query.Options.Principal).
 func (s *Server) queryOptions(r *http.Request) (*query.Options, *problem) {
-	o := &query.Options{Signer: s.cfg.Signer, Keys: s.cfg.Keys, At: s.cfg.Now(), Cursor: r.URL.Query().Get("cursor")}
+	o := &query.Options{Signer: s.cfg.Signer, Keys: s.cfg.Keys, At: s.cfg.Now(), Cursor: r.URL.Query().Get("cursor"),
+		Principal: callerOf(r).tenant}
 	if ps := r.URL.Query().Get("page_size"); ps != "" {
 		n, err := strconv.Atoi(ps)
 		if err != nil || n < 1 || n > maxPageSize {

@@ -54,7 +54,9 @@ func (s *Server) wrap(route string, opts routeOptions, h http.HandlerFunc) http.
 		var p *problem
 		c, p = s.identify(r)
 		if p != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="aqlstore", error="invalid_token"`)
+			if p.status == http.StatusUnauthorized {
+				challenge(w, `, error="invalid_token"`)
+			}
 			s.writeProblem(w, r, *p)
 			return
 		}

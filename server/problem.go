@@ -76,6 +76,9 @@ func (p problem) members(path string) map[string]any {
 
 // writeProblem signs p and writes it as application/problem+json.
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, p problem) {
+	if p.status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+		challenge(w, "")
+	}
 	doc := p.members(r.URL.Path)
 	doc["resolver_did"] = s.cfg.Signer.DID()
 	s.writeSigned(w, p.status, contentProblem, doc)
@@ -91,14 +94,20 @@ func (s *Server) writeSigned(w http.ResponseWriter, status int, contentType stri
 	writeJSON(w, status, contentType, canon.AppendValue(nil, signed))
 }
 
-// writeJSON writes encoded JSON and a newline with status.
+// writeJSON writes encoded JSON and a newline with status. The newline
+// is a second write, not appended: appending would copy a large answer
+// whose slice is full (net/http buffers both writes into one).
 func writeJSON(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("Content-Length", strconv.Itoa(len(body)+1))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	if _, err := w.Write(body); err == nil {
+		_, _ = w.Write(newline)
+	}
 }
+
+var newline = []byte{'\n'}
 
 // Media types the server reads and writes.
 const (

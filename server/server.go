@@ -20,6 +20,7 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *metrics
 	limiter *limiter
+	nonces  *nonceCache // signed requests' nonces within the window
 
 	didWeb  atomic.Pointer[string] // set by New from PublicURL/DIDWeb, else by Serve from the listener
 	streams atomic.Int64           // SSE streams open now
@@ -37,7 +38,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(cfg.Store),
-		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst), closing: make(chan struct{})}
+		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst), nonces: newNonceCache(), closing: make(chan struct{})}
 	if did := s.configuredDID(); did != "" {
 		s.didWeb.Store(&did)
 	}

@@ -61,7 +61,7 @@ func (e *sseWriter) event(name, id string, doc map[string]any) error {
 		e.buf.WriteString("id: " + id + "\n")
 	}
 	e.buf.WriteString("event: " + name + "\ndata: ")
-	e.buf.Write(canon.AppendValue(nil, signed)) // RFC 8785 has no raw newline
+	e.buf.Write(canon.AppendValue(e.buf.AvailableBuffer(), signed)) // in place; RFC 8785 has no raw newline
 	e.buf.WriteString("\n\n")
 	e.s.metrics.events.WithLabelValues(name).Inc()
 	return e.flush()

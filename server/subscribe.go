@@ -12,7 +12,6 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query"
 	"github.com/aqlstore/aqlstore/query/aql"
-	"github.com/aqlstore/aqlstore/query/eval"
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -47,7 +46,7 @@ func (s *Server) subscribe(w http.ResponseWriter, r *http.Request, in *aql.Inten
 		s.refuseIntent(w, r, err, in)
 		return
 	}
-	after, p := s.resumeAfter(r)
+	after, resumed, p := s.resumeAfter(r)
 	if p != nil {
 		s.writeProblem(w, r, *p)
 		return
@@ -60,8 +59,14 @@ func (s *Server) subscribe(w http.ResponseWriter, r *http.Request, in *aql.Inten
 	defer done()
 	ctx, cancel := s.streamContext(store.WithPrincipal(r.Context(), reader))
 	defer cancel()
-	sub := s.newSubscription(ctx, e, in, after)
-	if err := sub.run(); err != nil && ctx.Err() == nil {
+	sub := s.newSubscription(ctx, e, in, reader, after)
+	if resumed {
+		err = sub.seed()
+	}
+	if err == nil {
+		err = sub.run()
+	}
+	if err != nil && ctx.Err() == nil {
 		s.cfg.Logger.Warn("subscription ended", "subscription", sub.id, "err", err)
 	}
 }
@@ -83,36 +88,36 @@ func (s *Server) subscriber(r *http.Request, in *aql.Intent) (string, error) {
 // resumeAfter is the receipt seq the stream starts after: Last-Event-ID
 // (or ?last_event_id=) when the client resumes, else the head now, so
 // that a new subscription sees the changes made after it.
-func (s *Server) resumeAfter(r *http.Request) (uint64, *problem) {
+func (s *Server) resumeAfter(r *http.Request) (after uint64, resumed bool, p *problem) {
 	id := r.Header.Get("Last-Event-ID")
 	if id == "" {
 		id = r.URL.Query().Get("last_event_id")
 	}
 	head := s.cfg.Store.Head()
 	if id == "" {
-		return head, nil
+		return head, false, nil
 	}
 	n, err := strconv.ParseUint(id, 10, 64)
 	if err != nil {
 		p := badRequest("bad_last_event_id", "Last-Event-ID "+strconv.Quote(id)+" is not an event id of this server (a receipt seq number)")
-		return 0, &p
+		return 0, false, &p
 	}
 	if n > head {
 		p := badRequest("bad_last_event_id", fmt.Sprintf("Last-Event-ID %d is ahead of this store (its last receipt is %d): it was issued by another store", n, head))
-		return 0, &p
+		return 0, false, &p
 	}
-	return n, nil
+	return n, true, nil
 }
 
 // newSubscription prepares the state of one stream.
-func (s *Server) newSubscription(ctx context.Context, e *sseWriter, in *aql.Intent, after uint64) *subscription {
+func (s *Server) newSubscription(ctx context.Context, e *sseWriter, in *aql.Intent, reader string, after uint64) *subscription {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	kinds := map[canon.Kind]bool{}
 	for _, k := range query.CategoryKinds(in.Category) {
 		kinds[k] = true
 	}
-	return &subscription{s: s, ctx: ctx, e: e, in: in, ev: eval.New(), kinds: kinds,
+	return &subscription{s: s, ctx: ctx, e: e, in: in, m: query.NewMatcher(in, time.Time{}), reader: reader, kinds: kinds,
 		id: "urn:aqlstore:subscription:" + hex.EncodeToString(b[:]), cursor: after,
 		window: newEventWindow(in.MaxEventRatePerMinute), matched: map[uint32]string{}, lastWrite: time.Now()}
 }

@@ -3,12 +3,14 @@ package server
 import (
 	"context"
 	"errors"
+	"iter"
 	"strconv"
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query"
 	"github.com/aqlstore/aqlstore/query/aql"
-	"github.com/aqlstore/aqlstore/query/eval"
+	"github.com/aqlstore/aqlstore/store"
 )
 
 // maxCoalesce bounds the changes one coalesced event carries; a longer
@@ -34,10 +36,16 @@ type subscription struct {
 	ctx    context.Context // reads as the subscriber
 	e      *sseWriter
 	in     *aql.Intent
-	ev     *eval.Evaluator
+	m      *query.Matcher
+	reader string // the principal it reads as
 	kinds  map[canon.Kind]bool
 	id     string
 	cursor uint64
+
+	// After a reconnect: the head when it resumed, and the documents put
+	// in the receipts replayed up to it (see missedWhileAway).
+	replayTo   uint64
+	replayPuts map[uint32]bool
 
 	window    *eventWindow
 	pending   bool              // matching changes wait for the window
@@ -142,5 +150,50 @@ func (sub *subscription) decisionID() string {
 func (sub *subscription) remember(num uint32, candidateID string) {
 	if len(sub.matched) < maxMatched {
 		sub.matched[num] = candidateID
+	}
+}
+
+// seed remembers the documents that match when a client resumes: it may
+// hold them from before it left, so their deletes concern it. It then
+// notes the head, up to which receipts are a replay. The documents come
+// from the planner when the server has an index, else from a scan.
+func (sub *subscription) seed() error {
+	sub.replayPuts = map[uint32]bool{}
+	for doc, err := range sub.visible() {
+		if err != nil {
+			return err
+		}
+		if len(sub.matched) >= maxMatched {
+			break
+		}
+		c, _, err := sub.m.Match(doc)
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			sub.matched[doc.Num] = c.CandidateID
+		}
+	}
+	sub.replayTo = sub.s.cfg.Store.Head()
+	return nil
+}
+
+// visible yields the subscriber's documents of the subscription's kinds
+// that may match.
+func (sub *subscription) visible() iter.Seq2[*store.Doc, error] {
+	st := sub.s.cfg.Store
+	if ix := sub.s.cfg.Index; ix != nil {
+		plan, err := query.PlanIntent(ix, sub.in, sub.reader, query.CategoryKinds(sub.in.Category))
+		if err != nil {
+			return func(yield func(*store.Doc, error) bool) { yield(nil, err) }
+		}
+		return st.Fetch(sub.ctx, plan.Candidates, plan.Sequential)
+	}
+	return func(yield func(*store.Doc, error) bool) {
+		for doc, err := range st.Scan(sub.ctx, "") {
+			if (err != nil || sub.kinds[doc.Kind]) && !yield(doc, err) {
+				return
+			}
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query"
-	"github.com/aqlstore/aqlstore/query/project"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -154,6 +153,9 @@ func (sub *subscription) match(r *store.Receipt) (change, bool, error) {
 }
 
 func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
+	if r.Seq <= sub.replayTo {
+		sub.replayPuts[r.Num] = true
+	}
 	if !sub.kinds[r.Kind] {
 		return change{}, false, nil
 	}
@@ -164,8 +166,8 @@ func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
 	if err != nil {
 		return change{}, false, err
 	}
-	c, ok, err := sub.candidate(doc)
-	if !ok || err != nil {
+	c, err := sub.candidate(doc)
+	if c == nil || err != nil {
 		return change{}, false, err
 	}
 	sub.remember(r.Num, c.CandidateID)
@@ -173,41 +175,43 @@ func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
 		"kind": string(r.Kind), "content_id": r.HashAfter, "candidate": candidateDoc(c)}}, true, nil
 }
 
+// matchDelete turns the delete of a document the subscriber holds into a
+// `deleted` event: one this stream sent, or, after a reconnect, one that
+// matched when it reconnected (seed). A document deleted while the client
+// was away, put before it left, can no longer be judged (its bytes are
+// gone): it is reported with match_unknown, so that a client drops it if
+// it holds it, and nothing it holds is silently left stale.
 func (sub *subscription) matchDelete(r *store.Receipt) (change, bool, error) {
-	id, ok := sub.matched[r.Num]
-	if !ok {
+	doc := map[string]any{"seq": seqNumber(r.Seq), "op": "delete", "kind": string(r.Kind), "content_id": r.HashBefore}
+	if id, ok := sub.matched[r.Num]; ok {
+		delete(sub.matched, r.Num)
+		doc["candidate_id"] = id
+	} else if sub.missedWhileAway(r) {
+		doc["match_unknown"] = true
+	} else {
 		return change{}, false, nil
 	}
-	delete(sub.matched, r.Num)
-	return change{seq: r.Seq, name: "deleted", doc: map[string]any{"seq": seqNumber(r.Seq), "op": "delete",
-		"kind": string(r.Kind), "content_id": r.HashBefore, "candidate_id": id}}, true, nil
+	return change{seq: r.Seq, name: "deleted", doc: doc}, true, nil
 }
 
-// candidate evaluates doc against the intent (every leaf recorded) and
-// projects it; ok is false when a constraint fails or an include path
-// resolves to nothing (R4).
-func (sub *subscription) candidate(doc *store.Doc) (*query.Candidate, bool, error) {
-	v, err := doc.Value()
-	if err != nil {
-		return nil, false, err
-	}
+// missedWhileAway reports whether r deletes a document the resuming
+// client may hold: deleted before it reconnected, put before it left (no
+// put in the replayed receipts), of its kinds and visible to it.
+func (sub *subscription) missedWhileAway(r *store.Receipt) bool {
+	return r.Seq <= sub.replayTo && !sub.replayPuts[r.Num] && sub.kinds[r.Kind] &&
+		(r.Owner == store.Public || r.Owner == sub.reader)
+}
+
+// candidate judges doc as a query would (query.Matcher: constraints with
+// every leaf recorded, quality floor, projection); nil when it is
+// rejected.
+func (sub *subscription) candidate(doc *store.Doc) (*query.Candidate, error) {
 	sub.s.metrics.evaluated.WithLabelValues(planScan).Inc()
-	passed, evals := sub.ev.Eval(sub.in.Constraints, v, nil)
-	if !passed {
-		return nil, false, nil
+	c, _, err := sub.m.Match(doc)
+	if c == nil || err != nil {
+		return nil, err
 	}
-	payload, missing, err := project.Apply(v, sub.in.Projection.Include, sub.in.Projection.Exclude)
-	if err != nil || len(missing) > 0 {
-		return nil, false, nil
-	}
-	c := &query.Candidate{CandidateID: doc.NaturalKey, Payload: payload, Record: query.DecisionRecord{
-		DecisionID: sub.decisionID(), EvaluatedAt: sub.s.cfg.Now().UTC().Format(time.RFC3339Nano),
-		Outcome: "accept", Evaluations: evals, Explanation: "all constraints satisfied"}}
-	if c.CandidateID == "" {
-		c.CandidateID = doc.ID.String()
-	}
-	if doc.Signals != nil {
-		c.Score = doc.Signals.Score
-	}
-	return c, true, nil
+	c.Record.DecisionID = sub.decisionID()
+	c.Record.EvaluatedAt = sub.s.cfg.Now().UTC().Format(time.RFC3339Nano)
+	return c, nil
 }

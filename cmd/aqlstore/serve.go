@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/aqlstore/aqlstore/query/sign"
@@ -28,6 +30,7 @@ type serveCommand struct {
 	rate      float64
 	burst     int
 	maxBody   int64
+	cpuProf   string
 	timeouts  server.Config // only the timeout fields are read
 }
 
@@ -58,6 +61,7 @@ func (c *serveCommand) command() *cobra.Command {
 	f.DurationVar(&c.timeouts.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "time to write a response (streams extend it per event)")
 	f.DurationVar(&c.timeouts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "keep-alive idle time")
 	f.DurationVar(&c.timeouts.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "time in-flight requests get on shutdown")
+	f.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	f.DurationVar(&c.timeouts.Heartbeat, "heartbeat", server.DefaultHeartbeat, "interval of heartbeats on idle event streams")
 	return cmd
 }
@@ -72,6 +76,11 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return err
 	}
 	defer s.Close()
+	stop, err := startCPUProfile(c.cpuProf)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if cfg.Signer, err = loadSigner(c.m.dir); err != nil {
 		return err
 	}
@@ -173,4 +182,21 @@ func (m *Main) queryRemote(ctx context.Context, serverURL, token string, intent 
 	}
 	_, err = m.Stdout.Write(body)
 	return err
+}
+
+// startCPUProfile profiles the process into path until stop; no path, no
+// profile.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

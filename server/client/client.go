@@ -3,12 +3,14 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,6 +24,16 @@ type Client struct {
 	// connections and no overall timeout, which streams need; bound each
 	// call with its context).
 	HTTP *http.Client
+	// Key, when set and Token is not, signs every request (SchemeDIDKey):
+	// the caller is the key's did:key, which the server's auth file must
+	// name.
+	Key ed25519.PrivateKey
+	// ServerDID is the server's did:key that signed requests are
+	// addressed to; "" fetches it from /.well-known/did.json once.
+	ServerDID string
+
+	mu        sync.Mutex // guards serverDID
+	serverDID string
 }
 
 // New returns a Client for baseURL, authenticated by token ("" for none).
@@ -78,8 +90,17 @@ func (c *Client) request(ctx context.Context, method, path string, q url.Values,
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	if c.Token != "" {
+	switch {
+	case c.Token != "":
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+	case c.Key != nil && path != PathDID: // did.json is read unsigned: it names the audience
+		aud, err := c.audience(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := SignRequest(req, body, c.Key, aud, time.Now()); err != nil {
+			return nil, err
+		}
 	}
 	return req, nil
 }

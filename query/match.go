@@ -1,0 +1,90 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/query/eval"
+	"github.com/aqlstore/aqlstore/query/project"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// Matcher judges one document at a time against an intent, exactly as
+// Resolve judges each candidate it enumerates: every leaf evaluated and
+// recorded (R3), then the quality floor, then the projection (R4). A
+// server's subscription judges each document put with it, so that a
+// subscription and a query can never disagree about a document.
+//
+// A Matcher neither enumerates, checks visibility or kinds, ranks nor
+// allocates a budget: the caller hands it documents its reader may see.
+// It is NOT safe for concurrent use (its evaluator caches between calls);
+// use one per goroutine.
+type Matcher struct {
+	in *aql.Intent
+	ev *eval.Evaluator
+	at string
+}
+
+// NewMatcher returns a Matcher for in; at is the evaluated_at of its
+// decision records (zero: now).
+func NewMatcher(in *aql.Intent, at time.Time) *Matcher {
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return &Matcher{in: in, ev: eval.New(), at: at.UTC().Format(time.RFC3339Nano)}
+}
+
+// Match judges doc. An accepted document is returned as a Candidate
+// (Rank 0, no budget applied) and rej is nil; a rejected one as a
+// Rejection whose record says why: outcome reject (a constraint failed,
+// or a projection failure), or below_quality_floor. Decision ids are left
+// empty for the caller to assign. The error is a document that does not
+// decode.
+func (m *Matcher) Match(doc *store.Doc) (c *Candidate, rej *Rejection, err error) {
+	return judge(m.ev, m.in, m.at, doc, true)
+}
+
+// dropped is the rejection judge returns when the caller keeps no
+// rejection records: counted, never shown.
+var dropped = &Rejection{}
+
+// judge is the one place a document is judged against an intent; Resolve,
+// Stream and Matcher all come here. It works on the document's canonical
+// JSON bytes (no decode to a tree): when the caller keeps no record of
+// rejections (records false), a document that fails the constraints
+// costs one allocation-free MatchRaw and comes back as dropped; otherwise
+// every leaf is evaluated and recorded (R3).
+func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
+	raw := doc.Body
+	if !records && !ev.MatchRaw(in.Constraints, raw) {
+		return nil, dropped, nil
+	}
+	passed, evals := ev.EvalRaw(in.Constraints, raw, nil)
+	rec := DecisionRecord{EvaluatedAt: at, Evaluations: evals, Outcome: "accept"}
+	id := candidateID(doc)
+	reject := func(outcome, why string) (*Candidate, *Rejection, error) {
+		rec.Outcome, rec.Explanation = outcome, why
+		return nil, &Rejection{CandidateID: id, Record: rec}, nil
+	}
+	if !passed {
+		return reject("reject", failedExplanation(evals))
+	}
+	if why := qualityFailure(in.QualityFloor, doc.Signals); why != "" {
+		return reject("below_quality_floor", why)
+	}
+	payload, missing, err := project.ApplyRaw(raw, in.Projection.Include, in.Projection.Exclude)
+	if errors.Is(err, project.ErrMalformed) {
+		return nil, nil, fmt.Errorf("query: document %d: %w", doc.Num, err)
+	}
+	if err != nil || len(missing) > 0 {
+		return reject("reject", projectionExplanation(missing, err))
+	}
+	rec.Explanation = "all constraints satisfied"
+	c := &Candidate{CandidateID: id, Payload: payload, Record: rec, num: doc.Num}
+	if doc.Signals != nil {
+		c.Score, c.cost = doc.Signals.Score, doc.Signals.Cost
+	}
+	return c, nil, nil
+}
