@@ -10,8 +10,7 @@ import (
 // validated and keyed, and which AQL categories it answers.
 type Kind string
 
-// The JSON document kinds. Message kinds (AIDP, PAIRL, ExecutionIntent) are
-// added by their own packages.
+// The JSON document kinds.
 const (
 	KindJSON      Kind = "json"      // generic JSON; no natural key
 	KindManifest  Kind = "manifest"  // OAP tool manifest; key manifest_id or tool.did@tool.version
@@ -24,22 +23,54 @@ const (
 	KindCandidate Kind = "candidate" // OAP candidate shape {id, record, score, cost, quality}; key id
 )
 
+// The message kinds. Each has a package of its own that parses and
+// validates it (canon/aidp, canon/pairl, canon/execintent, which name the
+// same kinds); package store dispatches to them. Their names are listed here
+// so that kind names are known in one place; a test in store pins them to
+// the packages' constants.
+const (
+	KindAIDPEnvelope    Kind = "aidp-ie"          // AIDP intent envelope; key envelope_id
+	KindAIDPObservation Kind = "aidp-ob"          // AIDP observation; key envelope_id NUL execution_id
+	KindAIDPProblem     Kind = "aidp-pd"          // AIDP problem details; no natural key
+	KindPAIRL           Kind = "pairl"            // PAIRL v1.1 text message; key @mid
+	KindExecutionIntent Kind = "execution-intent" // ExecutionIntent.v1; key intentId
+)
+
 var jsonKinds = []Kind{KindJSON, KindManifest, KindAction, KindOffer, KindKnowledge,
 	KindReceipt, KindIntent, KindMessage, KindCandidate}
+
+var messageKinds = []Kind{KindAIDPEnvelope, KindAIDPObservation, KindAIDPProblem,
+	KindPAIRL, KindExecutionIntent}
 
 // Kinds returns the JSON document kinds in a stable order.
 func Kinds() []Kind { return append([]Kind(nil), jsonKinds...) }
 
-// ParseKind returns the kind named s; an unknown name is an error listing
-// the known ones.
+// MessageKinds returns the message kinds in a stable order. Their documents
+// are parsed by their own packages (see package store), not by
+// ParseDocument.
+func MessageKinds() []Kind { return append([]Kind(nil), messageKinds...) }
+
+// IsMessageKind reports whether k is one of the message kinds.
+func IsMessageKind(k Kind) bool {
+	for _, m := range messageKinds {
+		if k == m {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseKind returns the kind named s, a JSON or a message kind; an unknown
+// name is an error listing the known ones.
 func ParseKind(s string) (Kind, error) {
-	for _, k := range jsonKinds {
+	all := append(Kinds(), messageKinds...)
+	for _, k := range all {
 		if string(k) == s {
 			return k, nil
 		}
 	}
-	names := make([]string, len(jsonKinds))
-	for i, k := range jsonKinds {
+	names := make([]string, len(all))
+	for i, k := range all {
 		names[i] = string(k)
 	}
 	sort.Strings(names)
@@ -50,27 +81,44 @@ func ParseKind(s string) (Kind, error) {
 // Document is a parsed, canonical document ready to be stored.
 type Document struct {
 	Kind       Kind
-	Canonical  []byte   // RFC 8785 bytes; what is stored and hashed (for a candidate, its record)
+	Canonical  []byte   // RFC 8785 bytes; what is stored and hashed (for a candidate, its record; for PAIRL, its §8 text)
 	NaturalKey string   // "" when the kind has none
 	Signals    *Signals // ranking signals, nil when none were given
+	// View is the RFC 8785 JSON that indexes and AQL see, when it differs
+	// from Canonical (a PAIRL message's JSON view); nil means Canonical.
+	View []byte
 }
 
 // ID returns the content id of the document's canonical bytes.
 func (d *Document) ID() ContentID { return Sum(d.Canonical) }
 
-// Decode returns the decoded document.
+// JSON returns the document's JSON view: View when set, else Canonical.
+func (d *Document) JSON() []byte {
+	if d.View != nil {
+		return d.View
+	}
+	return d.Canonical
+}
+
+// Decode returns the decoded JSON view of the document.
 func (d *Document) Decode() (any, error) {
-	return DecodeCanonical(d.Canonical)
+	return DecodeCanonical(d.JSON())
 }
 
 // ParseDocument strictly validates raw, detects its kind when kind is "",
 // checks the kind's rules and returns the canonical document. lim may be
 // nil for the defaults. It builds no tree: kind and keys are read from the
-// canonical bytes.
+// canonical bytes. It handles the JSON kinds only: a message kind, given
+// or detected, is ErrUnknownKind here (package store parses those).
 func ParseDocument(raw []byte, kind Kind, lim *Limits) (*Document, error) {
 	if kind != "" {
 		if _, err := ParseKind(string(kind)); err != nil {
 			return nil, err
+		}
+		if IsMessageKind(kind) {
+			return nil, &DocumentError{Kind: kind, Err: ErrUnknownKind,
+				Reason: fmt.Sprintf("kind %s is a message kind, parsed by its own package", kind),
+				Fix:    "put it through package store (store.ParseDocument), which knows every kind"}
 		}
 	}
 	c, err := Canonicalize(make([]byte, 0, len(raw)), raw, lim)
@@ -79,6 +127,11 @@ func ParseDocument(raw []byte, kind Kind, lim *Limits) (*Document, error) {
 	}
 	if kind == "" {
 		kind = DetectKind(c)
+		if IsMessageKind(kind) {
+			return nil, &DocumentError{Kind: kind, Err: ErrUnknownKind,
+				Reason: fmt.Sprintf("the document has the shape of a %s message, which this function does not parse", kind),
+				Fix:    "put it through package store (store.ParseDocument), which knows every kind"}
+		}
 	}
 	doc := &Document{Kind: kind, Canonical: c}
 	if kind == KindCandidate {
@@ -89,7 +142,9 @@ func ParseDocument(raw []byte, kind Kind, lim *Limits) (*Document, error) {
 }
 
 // DetectKind guesses a document's kind from the members of its canonical
-// bytes. The rules, in order: the candidate shape; oap_version+tool or
+// bytes. The rules, in order: aidp_version+msg_type+payload → the AIDP kind
+// msg_type names (aidp-ie when it names none); schemaVersion+intentHash →
+// execution-intent; the candidate shape; oap_version+tool or
 // manifest_id → manifest; intent_id+issuer_did+constraints → intent;
 // id+version+side_effects → action; offer_id → offer; node_id → knowledge;
 // receipt_id → receipt; message_id → message; anything else → json.
@@ -97,6 +152,10 @@ func DetectKind(c []byte) Kind {
 	m := topLevelNames(c)
 	has := func(want memberSet) bool { return m&want == want }
 	switch {
+	case has(mAIDPVersion | mMsgType | mPayload):
+		return aidpKind(c)
+	case has(mSchemaVersion | mIntentHash):
+		return KindExecutionIntent
 	case m&^candidateMembers == 0 && has(mID|mRecord|mIDString|mRecordObject):
 		return KindCandidate
 	case has(mOAPVersion | mTool), has(mManifestID):
@@ -139,6 +198,11 @@ const (
 	mNodeID
 	mReceiptID
 	mMessageID
+	mAIDPVersion
+	mMsgType
+	mPayload
+	mSchemaVersion
+	mIntentHash
 	mOther        // a member outside this list
 	mIDString     // id is a string
 	mRecordObject // record is an object
@@ -152,6 +216,35 @@ var memberBits = map[string]memberSet{
 	"issuer_did": mIssuerDID, "constraints": mConstraints, "version": mVersion,
 	"side_effects": mSideEffects, "offer_id": mOfferID, "node_id": mNodeID,
 	"receipt_id": mReceiptID, "message_id": mMessageID,
+	"aidp_version": mAIDPVersion, "msg_type": mMsgType, "payload": mPayload,
+	"schemaVersion": mSchemaVersion, "intentHash": mIntentHash,
+}
+
+// aidpKind returns the AIDP kind of the msg_type of c: aidp-ie when
+// msg_type is not one of IE, OB, PD, so that the AIDP parser reports it.
+func aidpKind(c []byte) Kind {
+	raw, _ := Lookup(c, "msg_type")
+	switch s, _ := RawString(raw); s {
+	case "OB":
+		return KindAIDPObservation
+	case "PD":
+		return KindAIDPProblem
+	}
+	return KindAIDPEnvelope
+}
+
+// LooksLikePAIRL reports whether b reads as PAIRL text rather than JSON:
+// its first byte that is not a space, tab, CR or LF is '@', as in the
+// `@v 1` header every PAIRL message starts with. JSON never starts so.
+func LooksLikePAIRL(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c == '@'
+	}
+	return false
 }
 
 // topLevelNames gathers the memberSet of the object c. Canonical keys are

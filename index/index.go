@@ -110,7 +110,7 @@ func (ix *Index) postings(num uint32, doc store.IndexedDoc, into map[string]*pos
 		set(ix.key)
 	}
 	ix.x.path = ix.x.path[:0]
-	ix.x.walk(doc.Canonical)
+	ix.x.walk(doc.JSON())
 	return nil
 }
 

@@ -57,7 +57,7 @@ var dropped = &Rejection{}
 // costs one allocation-free MatchRaw and comes back as dropped; otherwise
 // every leaf is evaluated and recorded (R3).
 func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
-	raw := doc.Body
+	raw := doc.JSON()
 	if !records && !ev.MatchRaw(in.Constraints, raw) {
 		return nil, dropped, nil
 	}

@@ -62,6 +62,9 @@ func (m *mutation) delete(num uint32, owner string, ref Ref) error {
 		_ = b.del(AppendNaturalKey(nil, rec.kind, rec.owner, rec.naturalKey))
 	}
 	_ = b.del(AppendKindKey(nil, rec.kind, num))
+	if err := m.deleteMessageKeys(num); err != nil {
+		return err
+	}
 	if err := m.dropRef(rec); err != nil {
 		return err
 	}
@@ -84,7 +87,11 @@ func (m *mutation) unindex(num uint32, rec *record) error {
 	if err != nil {
 		return err
 	}
-	return ix.Remove(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body})
+	view, err := viewOf(rec.kind, body)
+	if err != nil {
+		return err
+	}
+	return ix.Remove(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body, View: view})
 }
 
 // dropRef counts one reference less, deleting the blob with the last.

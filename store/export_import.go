@@ -190,14 +190,14 @@ func importDocuments(e *Export, owner string, lim *canon.Limits) ([]Document, er
 		if d.Kind == canon.KindCandidate {
 			body = candidateShape(d.NaturalKey, d.Body)
 		}
-		p, err := canon.ParseDocument(body, d.Kind, lim)
+		p, err := ParseDocument(body, d.Kind, lim, &MessageOptions{AllowUnsignedObservations: true})
 		if err != nil {
 			return nil, badExport("document %d: %v", d.Num, err)
 		}
 		if p.ID() != d.ID || p.NaturalKey != d.NaturalKey {
 			return nil, badExport("document %d: parses to %s key %q, not %s key %q", d.Num, p.ID(), p.NaturalKey, d.ID, d.NaturalKey)
 		}
-		docs[i] = Document{Body: body, Kind: d.Kind, Owner: owner, Signals: d.Signals}
+		docs[i] = Document{Parsed: p, Owner: owner, Signals: d.Signals, Unbound: QuarantineUnbound}
 	}
 	return docs, nil
 }

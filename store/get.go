@@ -117,7 +117,11 @@ func (s *Store) docFromRecord(num uint32, rec *record) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Doc{Ref: rec.ref(num), NaturalKey: rec.naturalKey, Body: body, Signals: sig, Seq: rec.seq}, nil
+	view, err := viewOf(rec.kind, body)
+	if err != nil {
+		return nil, fmt.Errorf("document %d: %w", num, err)
+	}
+	return &Doc{Ref: rec.ref(num), NaturalKey: rec.naturalKey, Body: body, View: view, Signals: sig, Seq: rec.seq}, nil
 }
 
 // Fetch returns, in ascending number, the documents whose numbers are in

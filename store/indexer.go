@@ -32,7 +32,18 @@ type Indexer interface {
 type IndexedDoc struct {
 	Kind      canon.Kind
 	Owner     string
-	Canonical []byte // valid for the duration of the call
+	Canonical []byte // the stored bytes; valid for the duration of the call
+	View      []byte // the JSON view when it is not Canonical (PAIRL), else nil; valid for the call
+}
+
+// JSON returns the RFC 8785 JSON an indexer reads: View when set, else
+// Canonical. For JSON kinds the two are the same bytes; a PAIRL message is
+// stored as its §8 text and indexed as its JSON view.
+func (d IndexedDoc) JSON() []byte {
+	if d.View != nil {
+		return d.View
+	}
+	return d.Canonical
 }
 
 // IndexPrefix starts every key an Indexer may write.

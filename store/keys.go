@@ -18,6 +18,7 @@ import (
 //	'N'     'N' kind 0x00 owner 0x00 natural key          num[4]: natural key → number
 //	'K'     'K' kind 0x00 num[4]                          empty: documents by kind
 //	'C'     'C' seq[8]                                    receipt, RFC 8785 JSON
+//	'S'     'S' family ...                                message kinds' keys (message_keys.go)
 //	'X'     reserved for index postings (package index)
 //
 // Numbers are big-endian so that keys sort in numeric order. Kinds and

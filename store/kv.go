@@ -136,6 +136,12 @@ func (k *kv) scan(start, end []byte, fn func(key, value []byte) error) error {
 	if err != nil {
 		return err
 	}
+	return eachCopy(it, fn)
+}
+
+// eachCopy runs fn over the iterator's keys with copies of key and value,
+// and closes it.
+func eachCopy(it *pebble.Iterator, fn func(key, value []byte) error) error {
 	for valid := it.First(); valid; valid = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
@@ -149,6 +155,20 @@ func (k *kv) scan(start, end []byte, fn func(key, value []byte) error) error {
 	}
 	return it.Close()
 }
+
+// scan calls fn for every key in [start, end) as the batch sees it (the
+// committed database plus the batch's own writes), with copies of key and
+// value.
+func (b *batch) scan(start, end []byte, fn func(key, value []byte) error) error {
+	it, err := b.b.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return err
+	}
+	return eachCopy(it, fn)
+}
+
+// size is the batch's encoded size in bytes.
+func (b *batch) size() int { return b.b.Len() }
 
 // compact compacts the whole key space; deleted bytes leave the disk.
 func (k *kv) compact() error {

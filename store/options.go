@@ -14,6 +14,9 @@ import (
 type Options struct {
 	// Limits bound every document Put accepts.
 	Limits canon.Limits
+	// Messages configure the message kinds (PAIRL mode and strict_refs,
+	// unsigned AIDP observations) for documents Put parses itself.
+	Messages MessageOptions
 	// NoSync skips the fsync before a mutation returns. Only for tests and
 	// throwaway stores: a crash may then lose acknowledged writes.
 	NoSync bool

@@ -11,10 +11,17 @@ import (
 
 // Document is what Put stores.
 type Document struct {
-	Body    []byte         // JSON in any formatting; canonicalized by Put
-	Kind    canon.Kind     // "" detects the kind (canon.DetectKind)
+	Body    []byte         // JSON in any formatting, or PAIRL text; canonicalized by Put
+	Kind    canon.Kind     // "" detects the kind (ParseDocument)
 	Owner   string         // "" means the context's principal
 	Signals *canon.Signals // optional; overrides signals given in the candidate shape
+	// Parsed, when set, is the document already parsed (by ParseDocument
+	// or Store.Parse); Body and Kind are then ignored, so nothing is
+	// parsed twice.
+	Parsed *Parsed
+	// Unbound says what to do with an AIDP observation whose envelope is
+	// not stored: reject (the default) or quarantine.
+	Unbound UnboundPolicy
 }
 
 // Put stores one document durably: when Put returns nil the document, its
@@ -45,18 +52,23 @@ func (e *BatchError) Unwrap() error { return e.Err }
 // PutBatch stores docs in one atomic, durable commit: all of them or, on
 // any error, none. Errors are *BatchError naming the failing document.
 func (s *Store) PutBatch(ctx context.Context, docs []Document) ([]Ref, error) {
-	parsed := make([]*canon.Document, len(docs))
+	parsed := make([]*Parsed, len(docs))
 	owners := make([]string, len(docs))
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p, err := canon.ParseDocument(d.Body, d.Kind, &s.opts.Limits)
-		if err != nil {
-			return nil, &BatchError{Index: i, Err: err}
+		p := d.Parsed
+		if p == nil {
+			var err error
+			if p, err = s.Parse(d.Body, d.Kind); err != nil {
+				return nil, &BatchError{Index: i, Err: err}
+			}
 		}
 		if d.Signals != nil {
-			p.Signals = d.Signals
+			c := *p
+			c.Signals = d.Signals
+			p = &c
 		}
 		owners[i] = d.Owner
 		if owners[i] == "" {
@@ -67,12 +79,12 @@ func (s *Store) PutBatch(ctx context.Context, docs []Document) ([]Ref, error) {
 		}
 		parsed[i] = p
 	}
-	return s.commitPuts(ctx, parsed, owners)
+	return s.commitPuts(ctx, parsed, owners, docs)
 }
 
 // commitPuts writes parsed documents in one batch under the writer lock and
 // waits for the fsync outside it.
-func (s *Store) commitPuts(ctx context.Context, docs []*canon.Document, owners []string) ([]Ref, error) {
+func (s *Store) commitPuts(ctx context.Context, docs []*Parsed, owners []string, in []Document) ([]Ref, error) {
 	s.mu.Lock()
 	if err := s.checkOpen(); err != nil {
 		s.mu.Unlock()
@@ -81,7 +93,7 @@ func (s *Store) commitPuts(ctx context.Context, docs []*canon.Document, owners [
 	m := s.newMutation(ctx)
 	refs := make([]Ref, len(docs))
 	for i, d := range docs {
-		ref, err := m.put(d, owners[i])
+		ref, err := m.put(d, owners[i], in[i].Unbound)
 		if err != nil {
 			m.abort()
 			return nil, &BatchError{Index: i, Err: err}
@@ -103,6 +115,8 @@ type mutation struct {
 	nextNum   uint32
 	head      chainHead
 	buf       []byte
+	dry       bool       // a DryRun: never indexed, never committed
+	threads   pairlCache // PAIRL messages read or written by the mutation
 }
 
 func (s *Store) newMutation(ctx context.Context) *mutation {
@@ -111,6 +125,10 @@ func (s *Store) newMutation(ctx context.Context) *mutation {
 
 // abort drops the mutation and releases the writer lock.
 func (m *mutation) abort() {
+	if m.dry {
+		m.b.close()
+		return
+	}
 	if ix := m.s.opts.Indexer; ix != nil {
 		ix.Done(false)
 	}
@@ -157,15 +175,20 @@ func (m *mutation) finish() error {
 
 // put adds one document to the mutation, or returns the existing Ref when
 // the same owner already stores the same content.
-func (m *mutation) put(d *canon.Document, owner string) (Ref, error) {
+func (m *mutation) put(p *Parsed, owner string, unbound UnboundPolicy) (Ref, error) {
+	d := &p.Document
 	id := d.ID()
 	if ref, found, err := m.existing(id, d, owner); found || err != nil {
 		return ref, err
 	}
 	if d.NaturalKey != "" {
 		if err := m.checkNaturalKey(id, d, owner); err != nil {
-			return Ref{}, err
+			return Ref{}, replayOf(p, err)
 		}
+	}
+	msg, err := m.checkMessage(p, owner, unbound)
+	if err != nil {
+		return Ref{}, err
 	}
 	if m.nextNum == 0 {
 		return Ref{}, fmt.Errorf("%w: the store has used every document number", ErrInvalid)
@@ -185,8 +208,11 @@ func (m *mutation) put(d *canon.Document, owner string) (Ref, error) {
 		_ = b.set(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
 	}
 	_ = b.set(AppendKindKey(nil, d.Kind, num), nil)
-	if ix := m.s.opts.Indexer; ix != nil {
-		if err := ix.Add(num, IndexedDoc{Kind: d.Kind, Owner: owner, Canonical: d.Canonical}); err != nil {
+	if err := m.writeMessage(num, p, owner, msg); err != nil {
+		return Ref{}, err
+	}
+	if ix := m.s.opts.Indexer; ix != nil && !m.dry {
+		if err := ix.Add(num, IndexedDoc{Kind: d.Kind, Owner: owner, Canonical: d.Canonical, View: d.View}); err != nil {
 			return Ref{}, fmt.Errorf("index: %w", err)
 		}
 	}

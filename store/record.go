@@ -23,16 +23,26 @@ const Public = "public"
 type Doc struct {
 	Ref
 	NaturalKey string
-	Body       []byte         // canonical bytes (RFC 8785 for JSON kinds)
+	Body       []byte         // canonical bytes (RFC 8785 for JSON kinds, the §8 text for PAIRL)
+	View       []byte         // the RFC 8785 JSON view when it is not Body (PAIRL), else nil
 	Signals    *canon.Signals // nil when the document has none
 	Seq        uint64         // the receipt that stored it
 }
 
-// Value decodes the document's body.
-// The body is canonical and passed the store's limits when it was put, so
-// it is decoded with the fast canonical decoder and no limits: a store
-// opened later with smaller limits still reads it.
-func (d *Doc) Value() (any, error) { return canon.DecodeCanonical(d.Body) }
+// JSON returns the document's JSON view, what AQL evaluates and indexes
+// hold: View when set, else Body.
+func (d *Doc) JSON() []byte {
+	if d.View != nil {
+		return d.View
+	}
+	return d.Body
+}
+
+// Value decodes the document's JSON view (JSON).
+// The bytes are canonical and passed the store's limits when they were
+// put, so they are decoded with the fast canonical decoder and no limits:
+// a store opened later with smaller limits still reads them.
+func (d *Doc) Value() (any, error) { return canon.DecodeCanonical(d.JSON()) }
 
 // record is the value of a 'D' key.
 type record struct {

@@ -21,7 +21,11 @@ func (s *Store) EachDocument(ctx context.Context, fn func(num uint32, doc Indexe
 		if err != nil {
 			return err
 		}
-		return fn(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body})
+		view, err := viewOf(rec.kind, body)
+		if err != nil {
+			return fmt.Errorf("document %d: %w", num, err)
+		}
+		return fn(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body, View: view})
 	})
 }
 

@@ -87,7 +87,10 @@ func (s *Store) verifyDocuments(ctx context.Context, rep *VerifyReport) (map[can
 		if err == nil && !found {
 			rep.add("document %d: kind key missing", num)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return s.verifyMessageKeys(num, rep)
 	})
 	return refs, err
 }

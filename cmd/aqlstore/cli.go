@@ -88,6 +88,7 @@ func (m *Main) rootCommand() *cobra.Command {
 		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
 		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m},
 		&serveCommand{m: m}, &loadtestCommand{m: m},
+		&threadCommand{m: m}, &traceCommand{m: m},
 		&pairlCommand{m: m},
 		&aidpCommand{m: m},
 		&execintentCommand{m: m},

@@ -64,7 +64,7 @@ func inputFiles(args []string) ([]string, error) {
 
 func isDocumentFile(p string) bool {
 	switch strings.ToLower(filepath.Ext(p)) {
-	case ".json", ".ndjson", ".jsonl":
+	case ".json", ".ndjson", ".jsonl", ".pairl":
 		return true
 	}
 	return false

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/canon/pairl"
 	"github.com/aqlstore/aqlstore/store"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -18,18 +21,33 @@ import (
 // document is parsed and checked for conflicts before the first is
 // stored, so a bad document at line 90,000 leaves the store unchanged.
 type putCommand struct {
-	m         *Main
-	kind      string
-	owner     string
-	batchDocs int
-	maxErrors int
-	names     map[string]string // spooled temp file → "stdin", for messages
+	m          *Main
+	kind       string
+	owner      string
+	batchDocs  int
+	maxErrors  int
+	quarantine bool
+	msgOpts    store.MessageOptions
+	strict     bool
+	names      map[string]string // spooled temp file → "stdin", for messages
+	parsed     []parsedDoc       // every document, parsed once by check; nil when over maxParsedBytes
 }
+
+// parsedDoc is a document check parsed, handed on to store.
+type parsedDoc struct {
+	where *rawDoc
+	p     *store.Parsed
+}
+
+// maxParsedBytes bounds the parsed documents put keeps between check and
+// store. Inputs within it are parsed once; a larger input is read and
+// parsed again when stored, so that memory stays bounded.
+const maxParsedBytes = 256 << 20
 
 func (c *putCommand) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "put FILE|DIR|- ...",
-		Short: "Store documents: JSON, a JSON array, NDJSON, or OAP candidates {id, record, score, cost, quality}",
+		Short: "Store documents: JSON, a JSON array, NDJSON, OAP candidates, AIDP and ExecutionIntent JSON, PAIRL text",
 		Args:  args(cobra.MinimumNArgs(1)),
 		RunE:  func(cmd *cobra.Command, a []string) error { return c.run(cmd.Context(), a) },
 	}
@@ -38,6 +56,10 @@ func (c *putCommand) command() *cobra.Command {
 	f.StringVar(&c.owner, "owner", "", "owner tenant DID (default: --as, else public)")
 	f.IntVar(&c.batchDocs, "batch", 1000, "documents per synced commit")
 	f.IntVar(&c.maxErrors, "max-errors", 20, "stop listing bad documents after this many")
+	f.BoolVar(&c.quarantine, "quarantine", false, "store AIDP observations whose envelope is not stored, flagged quarantined (default: reject them)")
+	f.BoolVar(&c.strict, "strict", false, "validate PAIRL in strict mode")
+	f.BoolVar(&c.msgOpts.StrictRefs, "strict-refs", false, "PAIRL @parent and @deps must resolve in the store (V4)")
+	f.BoolVar(&c.msgOpts.AllowUnsignedObservations, "allow-unsigned", false, "accept AIDP observations without proof")
 	return cmd
 }
 
@@ -49,6 +71,9 @@ func (c *putCommand) run(ctx context.Context, args []string) error {
 	}
 	if c.batchDocs < 1 {
 		return usageError{fmt.Errorf("--batch must be at least 1")}
+	}
+	if c.strict {
+		c.msgOpts.PAIRLMode = pairl.Strict
 	}
 	files, cleanup, err := c.spoolStdin(args)
 	defer cleanup()
@@ -65,15 +90,30 @@ func (c *putCommand) run(ctx context.Context, args []string) error {
 	if owner == "" {
 		owner = store.Principal(ctx)
 	}
-	total, err := c.check(s, files, owner)
+	total, err := c.check(ctx, s, files, owner)
 	if err != nil {
 		return err
 	}
 	return c.store(ctx, s, files, owner, total)
 }
 
-// spoolStdin copies standard input to a temporary file, because put reads
-// its input twice (check, then store).
+// parse parses one document with the command's kind and message options.
+func (c *putCommand) parse(s *store.Store, d *rawDoc) (*store.Parsed, error) {
+	lim := s.Limits()
+	return store.ParseDocument(d.body, canon.Kind(c.kind), &lim, &c.msgOpts)
+}
+
+// document is what put hands the store for p.
+func (c *putCommand) document(p *store.Parsed, owner string) store.Document {
+	unbound := store.RejectUnbound
+	if c.quarantine {
+		unbound = store.QuarantineUnbound
+	}
+	return store.Document{Parsed: p, Owner: owner, Unbound: unbound}
+}
+
+// spoolStdin copies standard input to a temporary file, because put may
+// read its input twice (check, then store, when it is over maxParsedBytes).
 func (c *putCommand) spoolStdin(args []string) ([]string, func(), error) {
 	files, err := inputFiles(args)
 	cleanup := func() {}
@@ -111,6 +151,14 @@ func (c *putCommand) eachDoc(files []string, fn func(*rawDoc) error) error {
 		return file
 	}
 	for _, file := range files {
+		if text, ok, err := pairlFile(file); err != nil {
+			return err
+		} else if ok {
+			if err := fn(&rawDoc{source: displayName(file), line: 1, body: text}); err != nil {
+				return err
+			}
+			continue
+		}
 		f, err := os.Open(file)
 		if err != nil {
 			return err
@@ -127,29 +175,62 @@ func (c *putCommand) eachDoc(files []string, fn func(*rawDoc) error) error {
 	return nil
 }
 
+// pairlFile returns the text of file when it holds a PAIRL message (one
+// per file): its name ends in .pairl, or its first non-blank byte is '@'.
+func pairlFile(file string) ([]byte, bool, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, false, err
+	}
+	if !strings.EqualFold(filepath.Ext(file), ".pairl") && !canon.LooksLikePAIRL(head[:n]) {
+		return nil, false, nil
+	}
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		return nil, false, err
+	}
+	return append(head[:n], rest...), true, nil
+}
+
 // check parses every document and looks for conflicts, in the input and
 // with the store, reporting every bad document (up to --max-errors).
-func (c *putCommand) check(s *store.Store, files []string, owner string) (int, error) {
-	lim := s.Limits()
+func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, owner string) (int, error) {
 	seen := map[[16]byte]canon.ContentID{} // (kind, owner, natural key) → content id
-	bad, total := 0, 0
+	bad, total, kept := 0, 0, 0
 	report := func(d *rawDoc, err error) {
 		bad++
 		if bad <= c.maxErrors {
 			fmt.Fprintf(c.m.Stderr, "%s: %v\n", d.where(), lineOf(d, err))
 		}
 	}
+	// A dry run checks each document against the store and the documents
+	// before it: an observation after its envelope, a reply after its
+	// parent, a replayed envelope_id within the input.
+	dry := s.DryRun(ctx)
+	defer dry.Close()
+	c.parsed = []parsedDoc{}
 	err := c.eachDoc(files, func(d *rawDoc) error {
 		total++
-		p, err := canon.ParseDocument(d.body, canon.Kind(c.kind), &lim)
+		p, err := c.parse(s, d)
 		if err != nil {
 			report(d, err)
 			return nil
 		}
-		if err := checkSeen(seen, p, owner); err != nil {
+		if err := checkSeen(seen, &p.Document, owner); err != nil {
 			report(d, err)
-		} else if err := s.Check(p, owner); err != nil {
+		} else if _, err := dry.Put(c.document(p, owner)); err != nil {
 			report(d, err)
+		}
+		if kept += len(p.Canonical) + len(p.View); c.parsed != nil && kept <= maxParsedBytes {
+			c.parsed = append(c.parsed, parsedDoc{where: d, p: p})
+		} else {
+			c.parsed = nil
 		}
 		return nil
 	})
@@ -209,14 +290,30 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 		batch, where = batch[:0], where[:0]
 		return c.printRefs(refs)
 	}
-	err := c.eachDoc(files, func(d *rawDoc) error {
-		batch = append(batch, store.Document{Body: d.body, Kind: canon.Kind(c.kind), Owner: owner})
+	add := func(d *rawDoc, p *store.Parsed) error {
+		batch = append(batch, c.document(p, owner))
 		where = append(where, d)
 		if len(batch) >= c.batchDocs {
 			return flush()
 		}
 		return nil
-	})
+	}
+	var err error
+	if c.parsed != nil {
+		for _, pd := range c.parsed {
+			if err = add(pd.where, pd.p); err != nil {
+				break
+			}
+		}
+	} else {
+		err = c.eachDoc(files, func(d *rawDoc) error {
+			p, err := c.parse(s, d)
+			if err != nil {
+				return fmt.Errorf("%s: %w", d.where(), lineOf(d, err))
+			}
+			return add(d, p)
+		})
+	}
 	if err == nil && len(batch) > 0 {
 		err = flush()
 	}
