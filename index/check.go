@@ -51,13 +51,11 @@ func Check(ctx context.Context, s *store.Store) (*CheckReport, error) {
 }
 
 // postingFamilies are the families whose values are bitmaps.
-var postingFamilies = []byte{famExists, famEq, famRange, famGram, famShort, famLong, famKind, famOwner, famAll}
+var postingFamilies = []byte{famExists, famEq, famRange, famGram, famShort, famLong, famNoGram, famKind, famOwner, famAll}
 
-func compareStored(s *store.Store, postings map[string]*posting, rep *CheckReport) error {
-	want := make(map[string]*roaring.Bitmap, len(postings))
-	for k, p := range postings {
-		want[k] = p.bitmap()
-	}
+func compareStored(s *store.Store, postings *postingSet, rep *CheckReport) error {
+	want := make(map[string]*roaring.Bitmap, len(postings.list))
+	postings.each(func(k string, p *posting) { want[k] = p.bitmap() })
 	r := s.IndexReader()
 	for _, fam := range postingFamilies {
 		err := r.Scan(appendFamily(nil, fam), appendFamily(nil, fam+1), func(key, value []byte) error {

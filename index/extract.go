@@ -73,23 +73,34 @@ func (x *extractor) number(v []byte, p []byte) {
 
 // str emits equality, range (decimal strings and instants) and trigram
 // postings, or marks the path long for strings past the posting limits.
+// Decimal strings and instants get range postings instead of trigrams
+// (a substring search in "2025-09-10T18:51:27Z" or "649.85" is rare, and
+// their trigrams were a fifth of a manifest's postings); the path's
+// no-gram posting keeps trigram lookups conservative for them.
 func (x *extractor) str(q []byte, p []byte) {
 	s, ok := canon.RawString(q)
 	if !ok {
 		return
 	}
+	ranged := false
 	if canon.IsDecimal(s) {
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
 			x.emit(p, famRange, appendSortableFloat(append(x.buf[:0], typeNumber), f))
+			ranged = true
 		}
 	} else if t, ok := canon.ParseInstant(s); ok {
 		x.emit(p, famRange, appendSortableInstant(append(x.buf[:0], typeInst), t))
+		ranged = true
 	}
 	if len(s) > maxEqString {
 		x.emit(p, famLong, nil)
 		return
 	}
 	x.emit(p, famEq, append(append(x.buf[:0], typeString), s...))
+	if ranged {
+		x.emit(p, famNoGram, nil)
+		return
+	}
 	x.grams(s, p)
 }
 

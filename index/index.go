@@ -3,15 +3,13 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
-	"sort"
 	"sync"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/store"
 )
 
 // Version is the index format recorded in an indexed store.
-const Version = "aqlstore.index.v1"
+const Version = "aqlstore.index.v2"
 
 // Index maintains the postings of one store and answers lookups. It
 // implements store.Indexer.
@@ -23,23 +21,24 @@ type Index struct {
 	paths map[uint32]Path // committed, by id
 	next  uint32          // next path id
 	fresh map[Path]uint32 // paths first seen in the running mutation
-	adds  map[string]*posting
-	dels  map[string]*posting
+	adds  *postingSet
+	dels  *postingSet
 	x     extractor
 	key   []byte
 }
 
 // New returns an Index to pass as store.Options.Indexer.
 func New() *Index {
-	ix := &Index{ids: map[Path]uint32{}, paths: map[uint32]Path{}, next: 1}
+	ix := &Index{ids: map[Path]uint32{}, paths: map[uint32]Path{}, next: 1,
+		adds: newPostingSet(), dels: newPostingSet()}
 	ix.reset()
 	return ix
 }
 
 func (ix *Index) reset() {
 	ix.fresh = map[Path]uint32{}
-	ix.adds = map[string]*posting{}
-	ix.dels = map[string]*posting{}
+	ix.adds.reset()
+	ix.dels.reset()
 }
 
 // Version implements store.Indexer.
@@ -72,36 +71,12 @@ func (ix *Index) Remove(num uint32, doc store.IndexedDoc) error {
 	return ix.postings(num, doc, ix.dels)
 }
 
-// posting collects one key's document numbers within a mutation. Numbers
-// arrive in ascending order for puts, so appending (skipping repeats of
-// the last) is cheaper than a bitmap insert per posting.
-type posting struct{ nums []uint32 }
-
-func (p *posting) add(num uint32) {
-	if n := len(p.nums); n == 0 || p.nums[n-1] != num {
-		p.nums = append(p.nums, num)
-	}
-}
-
-func (p *posting) bitmap() *roaring.Bitmap {
-	bm := roaring.New()
-	bm.AddMany(p.nums)
-	return bm
-}
-
 // postings records num under every key the document has.
-func (ix *Index) postings(num uint32, doc store.IndexedDoc, into map[string]*posting) error {
+func (ix *Index) postings(num uint32, doc store.IndexedDoc, into *postingSet) error {
 	if len(doc.Canonical) == 0 {
 		return fmt.Errorf("index: document %d is empty", num)
 	}
-	set := func(key []byte) {
-		p := into[string(key)] // no allocation on lookup
-		if p == nil {
-			p = &posting{}
-			into[string(key)] = p
-		}
-		p.add(num)
-	}
+	set := func(key []byte) { into.add(key, num) }
 	set(appendFamily(ix.key[:0], famAll))
 	set(append(appendFamily(ix.key[:0], famKind), doc.Kind...))
 	set(append(appendFamily(ix.key[:0], famOwner), doc.Owner...))
@@ -140,24 +115,10 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 			return err
 		}
 	}
-	if err := flushBits(ix.adds, w.AddBits); err != nil {
+	if err := ix.adds.flushAdds(w); err != nil {
 		return err
 	}
-	return flushBits(ix.dels, w.RemoveBits)
-}
-
-func flushBits(m map[string]*posting, write func([]byte, *roaring.Bitmap) error) error {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := write([]byte(k), m[k].bitmap()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return ix.dels.flushRemoves(w)
 }
 
 // Done implements store.Indexer: committed paths become visible to

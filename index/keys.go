@@ -26,6 +26,8 @@ import (
 //	'h'     X h id string                         bitmap: strings there shorter than a trigram
 //	'l'     X l id                                bitmap: documents with strings too long for
 //	                                              trigram or equality postings at the path
+//	'o'     X o id                                bitmap: documents with decimal strings or
+//	                                              instants at the path (range postings, no trigrams)
 //	'k'     X k kind                              bitmap: documents of the kind
 //	'w'     X w owner                             bitmap: documents of the owner
 //	'u'     X u                                   bitmap: every document
@@ -39,6 +41,7 @@ const (
 	famGram    = 'g'
 	famShort   = 'h'
 	famLong    = 'l'
+	famNoGram  = 'o'
 	famKind    = 'k'
 	famOwner   = 'w'
 	famAll     = 'u'

@@ -155,7 +155,8 @@ func (ix *Index) rangeScan(ids []uint32, typ byte, lo, hi []byte) (*roaring.Bitm
 
 // Grams returns a superset of the documents with a string containing
 // needle at one of the paths: those with every trigram of needle, plus
-// those with strings too long to have trigram postings. A needle shorter
+// those with strings that have no trigram postings (too long, or decimal
+// strings and instants). A needle shorter
 // than a trigram is looked for in the path's trigram and short-string
 // keys. An empty needle gives every document with a value there.
 func (ix *Index) Grams(ids []uint32, needle string) (*roaring.Bitmap, error) {
@@ -174,11 +175,14 @@ func (ix *Index) Grams(ids []uint32, needle string) (*roaring.Bitmap, error) {
 		}
 		out.Or(bm)
 	}
-	long, err := ix.Long(ids)
-	if err == nil {
-		out.Or(long)
+	for _, fam := range []byte{famLong, famNoGram} {
+		bm, err := ix.union(ids, func(id uint32) []byte { return appendPathKey(nil, fam, id) })
+		if err != nil {
+			return nil, err
+		}
+		out.Or(bm)
 	}
-	return out, err
+	return out, nil
 }
 
 // shortAt ORs the trigram and short-string postings of path id whose text

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aqlstore/aqlstore/bench/corpus"
 	"github.com/aqlstore/aqlstore/canon"
@@ -15,7 +17,16 @@ import (
 	"github.com/aqlstore/aqlstore/store"
 )
 
-// benchDocs is the corpus size: AQLSTORE_BENCH_DOCS, default 20,000.
+// The benchmarks share one corpus of generated manifests (seed 1):
+//
+//	AQLSTORE_BENCH_DOCS  its size, default 20,000
+//	AQLSTORE_BENCH_DIR   keep it in this directory and reuse it in later
+//	                     runs (a 1M-manifest corpus takes minutes to build);
+//	                     without it the corpus lives in a temporary
+//	                     directory removed when the run ends
+//
+// e.g. AQLSTORE_BENCH_DOCS=1000000 AQLSTORE_BENCH_DIR=/tmp/aql1m \
+// go test -run XXX -bench 'Resolve|Open' -benchtime 200x ./query/
 func benchDocs() int {
 	if n, err := strconv.Atoi(os.Getenv("AQLSTORE_BENCH_DOCS")); err == nil && n > 0 {
 		return n
@@ -25,34 +36,29 @@ func benchDocs() int {
 
 var (
 	benchDir   string
+	benchTemp  bool // benchDir is ours to remove
 	benchOnce  sync.Once
 	benchStore *store.Store
 	benchIndex *index.Index
 	benchErr   error
 )
 
-// benchCorpus builds (once per run) an indexed store of generated
-// manifests, seed 1.
+// benchCorpus opens (once per run) the indexed corpus, building whatever
+// part of it is missing.
 func benchCorpus(b *testing.B) (*store.Store, *index.Index) {
 	benchOnce.Do(func() {
-		benchDir, benchErr = os.MkdirTemp("", "aqlstore-bench-*")
-		if benchErr != nil {
-			return
+		benchDir = os.Getenv("AQLSTORE_BENCH_DIR")
+		if benchDir == "" {
+			benchTemp = true
+			if benchDir, benchErr = os.MkdirTemp("", "aqlstore-bench-*"); benchErr != nil {
+				return
+			}
 		}
 		benchStore, benchIndex, benchErr = index.Open(benchDir, &store.Options{NoSync: true})
 		if benchErr != nil {
 			return
 		}
-		ctx := context.Background()
-		batch := make([]store.Document, 0, 1000)
-		for i, n := 0, benchDocs(); i < n && benchErr == nil; i++ {
-			body, _ := corpus.Document("manifest", 1, i, nil)
-			batch = append(batch, store.Document{Body: body, Kind: canon.KindManifest})
-			if len(batch) == cap(batch) || i == n-1 {
-				_, benchErr = benchStore.PutBatch(ctx, batch)
-				batch = batch[:0]
-			}
-		}
+		benchErr = fillCorpus(benchStore, benchDocs())
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)
@@ -60,67 +66,177 @@ func benchCorpus(b *testing.B) (*store.Store, *index.Index) {
 	return benchStore, benchIndex
 }
 
-func benchIntent(b *testing.B, p corpus.Predicate) *aql.Intent {
-	v := canon.AppendValue(nil, p.Value)
-	if s, ok := p.Value.(string); ok {
-		v = []byte(strconv.Quote(s))
+// fillCorpus puts manifests until the store holds n, resuming a corpus an
+// earlier run left; a corpus larger than n is an error (the expected
+// counts would be wrong).
+func fillCorpus(s *store.Store, n int) error {
+	ctx := context.Background()
+	st, err := s.Stats(ctx)
+	if err != nil {
+		return err
 	}
+	have := int(st.Documents)
+	if have > n {
+		return fmt.Errorf("bench corpus in %s holds %d documents, more than AQLSTORE_BENCH_DOCS=%d", s.Dir(), have, n)
+	}
+	batch := make([]store.Document, 0, 1000)
+	for i := have; i < n; i++ {
+		body, _ := corpus.Document("manifest", 1, i, nil)
+		batch = append(batch, store.Document{Body: body, Kind: canon.KindManifest})
+		if len(batch) == cap(batch) || i == n-1 {
+			if _, err := s.PutBatch(ctx, batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+		if (i+1)%100000 == 0 {
+			fmt.Fprintf(os.Stderr, "bench corpus: %d/%d manifests\n", i+1, n)
+		}
+	}
+	return nil
+}
+
+// benchIntent builds a full_set discovery intent over the constraints
+// (a JSON array or object), projecting /tool/id.
+func benchIntent(b *testing.B, constraints string) *aql.Intent {
 	src := fmt.Sprintf(`{"intent_id":"urn:oap:intent:bench","issuer_did":"did:web:bench.example","category":"discovery",
-		"constraints":{"path":%q,"operator":%q,"value":%s},"projection":{"include":["/tool/id"]},
+		"constraints":%s,"projection":{"include":["/tool/id"]},
 		"validity":{"from":"2026-05-01T00:00:00Z","to":"2026-06-01T00:00:00Z"},"resolution_policy":"full_set",
-		"signature":{"alg":"EdDSA","value":"x"}}`, p.Path, p.Operator, v)
+		"signature":{"alg":"EdDSA","value":"x"}}`, constraints)
 	in, err := aql.Parse([]byte(src), nil)
 	if err != nil {
-		b.Fatalf("%s: %v", p.Name, err)
+		b.Fatalf("%s: %v", constraints, err)
 	}
 	return in
 }
 
-// BenchmarkResolve runs each controlled predicate through the planner and
-// through the full scan, side by side in one run; the expected count is
-// checked before timing. Signing included; MaxRejected 100.
-func BenchmarkResolve(b *testing.B) {
-	s, ix := benchCorpus(b)
-	n := benchDocs()
+func leafJSON(p corpus.Predicate) string {
+	v := canon.AppendValue(nil, p.Value)
+	if s, ok := p.Value.(string); ok {
+		v = []byte(strconv.Quote(s))
+	}
+	return fmt.Sprintf(`{"path":%q,"operator":%q,"value":%s}`, p.Path, p.Operator, v)
+}
+
+// benchQuery is one benchmarked intent and the count it must return.
+type benchQuery struct {
+	name        string
+	constraints string
+	want        int
+}
+
+// benchQueries are the controlled predicates at ≤ 1% selectivity, plus
+// an all_of of two eq constraints returning the 0.01% bucket (every
+// manifest has oap_version "1.0").
+func benchQueries(n int) []benchQuery {
+	var qs []benchQuery
 	for _, p := range corpus.Predicates("manifest") {
 		if p.Selectivity > 0.01 {
 			continue
 		}
-		in := benchIntent(b, p)
 		want := corpus.ExpectedCount("manifest", p, 1, n)
+		qs = append(qs, benchQuery{p.Name, leafJSON(p), want})
+		if p.Name == "eq_0.01pct" {
+			qs = append(qs, benchQuery{"all_of_eq_0.01pct",
+				`{"all_of":[` + leafJSON(p) + `,{"path":"/oap_version","operator":"eq","value":"1.0"}]}`, want})
+		}
+	}
+	return qs
+}
+
+// BenchmarkResolve runs each query through the planner and through the
+// full scan, side by side in one run; the expected count is checked before
+// timing. Signing included. Besides ns/op it reports the latency
+// percentiles p50-ms and p99-ms over the timed iterations, and
+// docs-covered/s (corpus size × queries per second: for the full scan,
+// its scan rate).
+func BenchmarkResolve(b *testing.B) {
+	s, ix := benchCorpus(b)
+	n := benchDocs()
+	for _, q := range benchQueries(n) {
+		in := benchIntent(b, q.constraints)
 		for _, mode := range []string{"planner", "fullscan"} {
 			o := &Options{Signer: testSigner(), At: at, PageSize: 1 << 30}
 			if mode == "planner" {
 				o.Index = ix
 			}
-			b.Run(p.Name+"/"+mode, func(b *testing.B) {
+			b.Run(q.name+"/"+mode, func(b *testing.B) {
 				resp, err := Resolve(context.Background(), s, in, o)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(resp.Candidates) != want {
-					b.Fatalf("%s: %d candidates, want %d", p.Name, len(resp.Candidates), want)
+				if len(resp.Candidates) != q.want {
+					b.Fatalf("%s: %d candidates, want %d", q.name, len(resp.Candidates), q.want)
 				}
+				lat := make([]time.Duration, 0, b.N)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
+					t0 := time.Now()
 					if _, err := Resolve(context.Background(), s, in, o); err != nil {
 						b.Fatal(err)
 					}
+					lat = append(lat, time.Since(t0))
 				}
+				b.StopTimer()
+				reportLatency(b, lat)
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "docs-covered/s")
 			})
 		}
 	}
 }
 
-// TestMain removes the benchmark corpus, which outlives the benchmarks
-// that share it.
+// reportLatency reports the p50 and p99 of the iterations' latencies.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		i := min(int(p*float64(len(lat))), len(lat)-1)
+		return float64(lat[i]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+// BenchmarkOpen closes and reopens the corpus store with its index (the
+// dictionary load, no document read) and reports the index's share of the
+// bytes on disk.
+func BenchmarkOpen(b *testing.B) {
+	s, _ := benchCorpus(b)
+	du, err := s.DiskUsage()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(du.Index)/float64(du.Documents), "index/doc-bytes")
+	b.ReportMetric(float64(du.Total)/float64(benchDocs()), "disk-bytes/doc")
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s2, _, err := index.Open(benchDir, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := s2.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.StopTimer()
+	benchStore, benchIndex, benchErr = index.Open(benchDir, &store.Options{NoSync: true})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+}
+
+// TestMain closes the benchmark corpus and removes it unless it lives in
+// AQLSTORE_BENCH_DIR.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if benchStore != nil {
 		benchStore.Close()
 	}
-	if benchDir != "" {
+	if benchTemp && benchDir != "" {
 		os.RemoveAll(benchDir)
 	}
 	os.Exit(code)

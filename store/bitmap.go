@@ -117,3 +117,49 @@ func decodeBitmap(v []byte) (*roaring.Bitmap, error) {
 	set, _, err := decodeOperand(v)
 	return set, err
 }
+
+// encodeSortedOperand appends the operand "set nums" (ascending, unique) to
+// dst in roaring's portable format, without building a bitmap, when every
+// container is an array container roaring would not turn into runs; it
+// returns false otherwise and the caller builds the bitmap. Most postings
+// of a batch hold one or a few document numbers, so this is the common
+// case of an indexed put.
+func encodeSortedOperand(dst []byte, nums []uint32) ([]byte, bool) {
+	const cookieNoRun = 12346 // roaring's serialCookieNoRunContainer
+	containers, n := 0, len(nums)
+	for i := 0; i < n; {
+		hi, runs, j := nums[i]>>16, 1, i+1
+		for ; j < n && nums[j]>>16 == hi; j++ {
+			if nums[j] != nums[j-1]+1 {
+				runs++
+			}
+		}
+		card := j - i
+		if card > 4096 || 2+4*runs < 2*card { // a bitmap or run container
+			return dst, false
+		}
+		containers++
+		i = j
+	}
+	header := 8 + 8*containers
+	size := header + 2*n
+	dst = binary.AppendUvarint(dst, uint64(size))
+	start := len(dst)
+	dst = append(dst, make([]byte, size)...)
+	out := dst[start:]
+	binary.LittleEndian.PutUint32(out[0:], cookieNoRun)
+	binary.LittleEndian.PutUint32(out[4:], uint32(containers))
+	desc, offs, data := 8, 8+4*containers, header
+	for i := 0; i < n; {
+		hi, j := nums[i]>>16, i
+		for ; j < n && nums[j]>>16 == hi; j++ {
+			binary.LittleEndian.PutUint16(out[data+2*(j-i):], uint16(nums[j]))
+		}
+		binary.LittleEndian.PutUint16(out[desc:], uint16(hi))
+		binary.LittleEndian.PutUint16(out[desc+2:], uint16(j-i-1))
+		binary.LittleEndian.PutUint32(out[offs:], uint32(data))
+		desc, offs, data = desc+4, offs+4, data+2*(j-i)
+		i = j
+	}
+	return dst, true
+}

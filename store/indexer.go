@@ -50,7 +50,10 @@ func (d IndexedDoc) JSON() []byte {
 const IndexPrefix = 'X'
 
 // IndexWriter writes postings and plain index keys within a mutation.
-type IndexWriter struct{ b *batch }
+type IndexWriter struct {
+	b  *batch
+	op []byte // scratch operand; Pebble copies what Merge is given
+}
 
 func checkIndexKey(key []byte) error {
 	if len(key) == 0 || key[0] != IndexPrefix {
@@ -62,6 +65,23 @@ func checkIndexKey(key []byte) error {
 // AddBits sets bm's bits in the posting list at key.
 func (w *IndexWriter) AddBits(key []byte, bm *roaring.Bitmap) error {
 	return w.merge(key, bm, nil)
+}
+
+// AddSorted sets the bits nums (ascending, no repeats) in the posting
+// list at key. It is AddBits without the bitmap: the usual posting of a
+// batch holds a few numbers, and encoding them directly saves building
+// and serializing a bitmap per key.
+func (w *IndexWriter) AddSorted(key []byte, nums []uint32) error {
+	if err := checkIndexKey(key); err != nil {
+		return err
+	}
+	var ok bool
+	if w.op, ok = encodeSortedOperand(w.op[:0], nums); !ok {
+		bm := roaring.New()
+		bm.AddMany(nums)
+		return w.AddBits(key, bm)
+	}
+	return w.b.b.Merge(key, w.op, nil)
 }
 
 // RemoveBits clears bm's bits in the posting list at key.
