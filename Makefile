@@ -3,9 +3,10 @@ GO      ?= go
 BIN     := bin/aqlstore
 DIR     ?= ./aqlstore-data
 FUZZTIME ?= 10s
+FUZZMINTIME ?= 5s
 PKGS    := ./...
 
-.PHONY: all build test test-long vectors race fuzz fuzz-long bench lint staticcheck demo serve loadtest clean
+.PHONY: all build test test-long vectors race fuzz fuzz-long bench bench-1m lint staticcheck demo serve loadtest clean
 
 all: build
 
@@ -36,7 +37,7 @@ fuzz:
 	@for pkg in $$($(GO) list $(PKGS)); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$f"; \
-	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || exit 1; \
 	  done; \
 	done
 
@@ -46,6 +47,16 @@ fuzz-long:
 ## bench: the micro-benchmarks (the comparison harness is under bench/).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./canon/... ./store/... ./index/... ./query/...
+
+## bench-1m: the planner against the full scan on 1,000,000 generated manifests
+## (the corpus is built once into $(BENCH_DIR), about 1.5 GB, and reused), the
+## reopen time and index share, and indexed durable ingest.
+BENCH_DIR  ?= $(CURDIR)/bench/results/tmp/corpus-1m
+BENCH_DOCS ?= 1000000
+bench-1m:
+	AQLSTORE_BENCH_DOCS=$(BENCH_DOCS) AQLSTORE_BENCH_DIR=$(BENCH_DIR) \
+	  $(GO) test -run '^$$' -bench 'Resolve|Open' -benchtime 10s -timeout 3h ./query/
+	$(GO) test -run '^$$' -bench IndexedPut -benchtime 100000x -benchmem ./index/
 
 ## lint: go vet, staticcheck and the import-direction test.
 lint: staticcheck
