@@ -25,6 +25,7 @@ type Index struct {
 	dels  *postingSet
 	x     extractor
 	key   []byte
+	cache bitmapCache // hot posting lists, emptied by every commit
 }
 
 // New returns an Index to pass as store.Options.Indexer.
@@ -125,6 +126,7 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 // lookups; an aborted mutation's paths and ids are forgotten.
 func (ix *Index) Done(committed bool) {
 	if committed {
+		ix.cache.invalidate()
 		ix.mu.Lock()
 		for p, id := range ix.fresh {
 			ix.ids[p], ix.paths[id] = id, p

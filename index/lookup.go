@@ -43,7 +43,20 @@ func (ix *Index) ArrayChildren(ids []uint32) []uint32 {
 	return out
 }
 
-func (ix *Index) bitmap(key []byte) (*roaring.Bitmap, error) { return ix.r.Bitmap(key) }
+func (ix *Index) bitmap(key []byte) (*roaring.Bitmap, error) {
+	if !cacheable(key) {
+		return ix.r.Bitmap(key)
+	}
+	bm, gen := ix.cache.get(key)
+	if bm != nil {
+		return bm, nil
+	}
+	bm, err := ix.r.Bitmap(key)
+	if err == nil {
+		ix.cache.put(key, bm, gen)
+	}
+	return bm, err
+}
 
 // union ORs the bitmaps of key(id) over ids.
 func (ix *Index) union(ids []uint32, key func(id uint32) []byte) (*roaring.Bitmap, error) {

@@ -1,0 +1,56 @@
+package index
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// TestCachedPostingsFollowCommits reads the cached families (kind, owner,
+// every document, existence) between puts and deletes: a cached bitmap
+// must never outlive the commit that changed it, and callers may modify
+// what they get without touching the cache.
+func TestCachedPostingsFollowCommits(t *testing.T) {
+	s, ix := openIndexed(t)
+	ctx := context.Background()
+	count := func(what string, want uint64) {
+		t.Helper()
+		kinds, err := ix.Kinds([]canon.Kind{canon.KindOffer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		owners, err := ix.Owners([]string{store.Public})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := ix.All()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, _ := paths(t, ix, "/offer_id")
+		exists, err := ix.Exists(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, got := range map[string]uint64{"kind": kinds.GetCardinality(), "owner": owners.GetCardinality(),
+			"all": all.GetCardinality(), "exists": exists.GetCardinality()} {
+			if got != want {
+				t.Errorf("%s: %s has %d documents, want %d", what, name, got, want)
+			}
+		}
+		all.Clear() // the caller's copy; the cache must not see this
+		kinds.Clear()
+	}
+	count("empty", 0)
+	a := put(t, s, ctx, `{"offer_id":"a"}`)
+	count("after one put", 1)
+	count("read again (cached)", 1)
+	put(t, s, ctx, `{"offer_id":"b"}`)
+	count("after a second put", 2)
+	if err := s.Delete(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	count("after a delete", 1)
+}
