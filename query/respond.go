@@ -26,11 +26,13 @@ func (r *resolution) respond() (*Response, error) {
 		resp.Candidates = append(resp.Candidates, *c)
 	}
 	resp.Rejected = r.rejectedList()
-	signed, err := r.o.Signer.Sign(resp.unsigned())
+	doc := resp.unsigned()
+	wire, sig, err := r.o.Signer.AppendSigned(nil, doc)
 	if err != nil {
 		return nil, fmt.Errorf("query: sign response: %w", err)
 	}
-	resp.signed, resp.Signature = signed, signed["signature"].(map[string]any)
+	doc["signature"] = sig
+	resp.signed, resp.Signature, resp.wire = doc, sig, wire
 	return resp, nil
 }
 

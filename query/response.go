@@ -1,6 +1,8 @@
 package query
 
 import (
+	"slices"
+
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 )
@@ -22,6 +24,7 @@ type Response struct {
 	RejectedTotal int // every rejected candidate, listed or not
 	Evaluated     int // candidates evaluated exactly
 	signed        map[string]any
+	wire          []byte // the RFC 8785 bytes of signed, encoded as it was signed
 }
 
 // Candidate is one returned candidate.
@@ -116,5 +119,13 @@ func (d *DecisionRecord) document() map[string]any {
 	return doc
 }
 
-// MarshalJSON returns the signed response's RFC 8785 bytes.
-func (r *Response) MarshalJSON() ([]byte, error) { return canon.AppendValue(nil, r.signed), nil }
+// MarshalJSON returns the signed response's RFC 8785 bytes, the ones its
+// signature was computed over plus the signature member, without encoding
+// the response again. The bytes are shared by every call: do not modify
+// them.
+func (r *Response) MarshalJSON() ([]byte, error) {
+	if r.wire == nil {
+		return canon.AppendValue(nil, r.signed), nil
+	}
+	return slices.Clip(r.wire), nil
+}

@@ -15,7 +15,13 @@
 // There are only a few things in sign:
 //
 //   - Signer holds the server's private key and signs documents (Sign for a
-//     decoded object, SignBytes for encoded JSON).
+//     decoded object, SignBytes for encoded JSON). AppendSigned signs and
+//     returns the bytes to send in one canonical pass: the bytes signed
+//     with the signature member put in its sorted place.
+//
+// The RFC 8785 bytes are written straight from the Go values, in one pass
+// (canonical.go, number.go); gowebpki/jcs, which re-parsed a first
+// encoding, remains only as the tests' oracle.
 //   - Verify and VerifyBytes check a signature against a given public key.
 //   - DIDKey and ParseDIDKey convert between Ed25519 public keys and did:key
 //     identifiers; DIDDocument builds the did:web document the server

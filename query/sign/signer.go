@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -25,6 +26,9 @@ type Signer struct {
 	priv ed25519.PrivateKey
 	did  string
 	kid  string
+	// sigPrefix is the RFC 8785 text of the signature member up to its
+	// value: "signature":{"alg":"EdDSA","kid":"…","value":"
+	sigPrefix string
 }
 
 // NewSigner returns a Signer for priv. The key is rebuilt from its seed,
@@ -37,7 +41,10 @@ func NewSigner(priv ed25519.PrivateKey) *Signer {
 	}
 	key := ed25519.NewKeyFromSeed(priv.Seed())
 	did := DIDKey(key.Public().(ed25519.PublicKey))
-	return &Signer{priv: key, did: did, kid: did + "#" + strings.TrimPrefix(did, didKeyPrefix)}
+	kid := did + "#" + strings.TrimPrefix(did, didKeyPrefix)
+	// A did:key is base58 after "did:key:": nothing in it needs escaping.
+	prefix := `"` + signatureMember + `":{"alg":"` + AlgEdDSA + `","kid":"` + kid + `","value":"`
+	return &Signer{priv: key, did: did, kid: kid, sigPrefix: prefix}
 }
 
 // DID returns the signer's did:key, e.g. "did:key:z6Mk…".
@@ -62,27 +69,68 @@ func (s *Signer) SignMessage(msg []byte) []byte { return ed25519.Sign(s.priv, ms
 // carries is replaced. doc itself is not changed, and the copy shares
 // doc's nested values, so neither should be changed afterwards without
 // signing again. Errors wrap ErrUnsignable and name the value at fault.
+// To send the signed document, AppendSigned gives its bytes without
+// encoding it a second time.
 func (s *Signer) Sign(doc map[string]any) (map[string]any, error) {
-	sig, err := s.signature(doc)
-	if err != nil {
+	e := newEncoder()
+	defer e.release()
+	if _, err := e.body(doc); err != nil {
 		return nil, err
 	}
 	out := maps.Clone(doc)
 	if out == nil {
 		out = map[string]any{}
 	}
-	out[signatureMember] = sig
+	out[signatureMember] = s.block(ed25519.Sign(s.priv, e.buf))
 	return out, nil
 }
 
-// signature computes the signature block for doc.
-func (s *Signer) signature(doc map[string]any) (map[string]any, error) {
-	msg, err := signingInput(doc)
+// AppendSigned signs doc as Sign does and appends to dst the RFC 8785
+// bytes of the signed document, doc with its "signature" member set (or
+// replaced) by the returned block, whose value is the same as Sign's. doc
+// is encoded once: the bytes signed are the bytes sent, with the signature
+// member put in its sorted place. doc is not changed; a caller that keeps
+// the signed document sets sig as doc's "signature" (or a copy's).
+//
+// The returned slice is dst extended, and belongs to the caller. On error
+// dst is returned unchanged and the error wraps ErrUnsignable, naming the
+// value at fault.
+func (s *Signer) AppendSigned(dst []byte, doc map[string]any) (b []byte, sig map[string]any, err error) {
+	e := newEncoder()
+	defer e.release()
+	at, err := e.body(doc)
 	if err != nil {
-		return nil, err
+		return dst, nil, err
 	}
-	value := base64.RawURLEncoding.EncodeToString(ed25519.Sign(s.priv, msg))
-	return map[string]any{"alg": AlgEdDSA, "kid": s.kid, "value": value}, nil
+	raw := ed25519.Sign(s.priv, e.buf)
+	var scratch [320]byte
+	member := s.appendMember(scratch[:0], raw, e.buf[at-1] != '{', e.buf[at] != '}')
+	// Encoded in the encoder's own buffer, copied once into dst grown to
+	// size: no growth garbage, and no second pass.
+	b = slices.Grow(dst, len(e.buf)+len(member))
+	b = append(b, e.buf[:at]...)
+	b = append(b, member...)
+	return append(b, e.buf[at:]...), s.block(raw), nil
+}
+
+// appendMember writes the signature member for signature raw, with the
+// comma that separates it from the member before it or after it.
+func (s *Signer) appendMember(dst, raw []byte, before, after bool) []byte {
+	if before {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, s.sigPrefix...)
+	dst = base64.RawURLEncoding.AppendEncode(dst, raw)
+	dst = append(dst, `"}`...)
+	if after && !before {
+		dst = append(dst, ',')
+	}
+	return dst
+}
+
+// block returns the signature member's value for signature raw.
+func (s *Signer) block(raw []byte) map[string]any {
+	return map[string]any{"alg": AlgEdDSA, "kid": s.kid, "value": base64.RawURLEncoding.EncodeToString(raw)}
 }
 
 // SignBytes signs an encoded JSON object: it decodes jsonDoc strictly
@@ -94,11 +142,11 @@ func (s *Signer) SignBytes(jsonDoc []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	signed, err := s.Sign(doc)
+	b, _, err := s.AppendSigned(nil, doc)
 	if err != nil {
 		return nil, err
 	}
-	return canonicalJSON(signed)
+	return b, nil
 }
 
 // decodeObject strictly decodes a JSON object.

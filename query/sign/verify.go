@@ -28,11 +28,12 @@ func Verify(doc map[string]any, pub ed25519.PublicKey) error {
 	if err != nil {
 		return err
 	}
-	msg, err := signingInput(doc)
-	if err != nil {
+	e := newEncoder()
+	defer e.release()
+	if _, err := e.body(doc); err != nil {
 		return err
 	}
-	if !ed25519.Verify(pub, msg, sig.value) {
+	if !ed25519.Verify(pub, e.buf, sig.value) {
 		return &SignatureError{Pointer: "/signature/value", Err: ErrBadSignature,
 			Reason: fmt.Sprintf("does not verify under key %s: the document changed after signing, or another key signed it", DIDKey(pub))}
 	}
