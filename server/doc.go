@@ -10,6 +10,18 @@
 // LoadAuth). README.md in this directory lists every endpoint with a curl
 // example.
 //
+// It also speaks the pull mode of the AIDP HTTP binding (draft §22,
+// aidp.go): POST /v1/aidp/intents and POST /v1/aidp/observations store
+// an intent envelope or an observation (201 new, 200 identical again),
+// GET /v1/aidp/observations/{envelope_id} returns the latest observation
+// (?mode=all: every one) and GET /v1/aidp/inbox pages through the
+// observations and problem details the caller may read. All four need an
+// authenticated caller (§22.5). AIDP refusals carry the §18.3 error_code
+// and JSON Pointer with the §22.10 status (400, 403, 409 for
+// REPLAY_DETECTED and for an observation whose envelope is not stored,
+// 415), as a problem document, or as an AIDP PD message when the client
+// accepts application/aidp+json (aidp_problem.go).
+//
 // What every response shares: errors are RFC 9457 problem documents
 // (application/problem+json) signed with the resolver's key like every
 // other document the server writes; intent errors are the signed error

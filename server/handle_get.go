@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/project"
@@ -47,17 +49,65 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, doc *store.Doc
 	}
 	q := r.URL.Query()
 	if !q.Has("include") && !q.Has("exclude") {
-		h := w.Header()
-		h.Set("ETag", `"`+doc.ID.String()+`"`)
-		h.Set("Aqlstore-Kind", string(doc.Kind))
-		h.Set("Aqlstore-Owner", doc.Owner)
-		if doc.NaturalKey != "" {
-			h.Set("Aqlstore-Natural-Key", doc.NaturalKey)
-		}
-		writeJSON(w, http.StatusOK, contentJSON, doc.Body)
+		writeRaw(w, r, doc)
 		return
 	}
 	s.writeProjected(w, r, doc)
+}
+
+// writeRaw writes doc unprojected, with its content id in ETag and its
+// kind, owner and natural key in Aqlstore-* headers. A JSON kind is its
+// canonical bytes. A text kind (PAIRL) has two representations, chosen by
+// Accept (the first of the types below that it names; Vary: Accept): its
+// JSON view (application/json, the default; ETag "<id>+view") — what AQL
+// evaluates — or its canonical text, byte for byte as hashed (text/plain
+// or application/vnd.pairl+utf8).
+func writeRaw(w http.ResponseWriter, r *http.Request, doc *store.Doc) {
+	h := w.Header()
+	h.Set("ETag", `"`+doc.ID.String()+`"`)
+	h.Set("Aqlstore-Kind", string(doc.Kind))
+	h.Set("Aqlstore-Owner", doc.Owner)
+	if doc.NaturalKey != "" {
+		h.Set("Aqlstore-Natural-Key", doc.NaturalKey)
+	}
+	if doc.View == nil {
+		writeJSON(w, http.StatusOK, contentJSON, doc.Body)
+		return
+	}
+	h.Add("Vary", "Accept")
+	if mt := preferredMedia(r, contentJSON, contentText, contentPAIRL); mt != contentJSON {
+		if mt == contentText {
+			mt += "; charset=utf-8"
+		}
+		h.Set("Content-Type", mt)
+		h.Set("Content-Length", strconv.Itoa(len(doc.Body)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(doc.Body)
+		return
+	}
+	h.Set("ETag", `"`+doc.ID.String()+`+view"`)
+	writeJSON(w, http.StatusOK, contentJSON, doc.View)
+}
+
+// Media types of a text kind's canonical text (PAIRL v1.1 Appendix B proposes
+// the second).
+const (
+	contentText  = "text/plain"
+	contentPAIRL = "application/vnd.pairl+utf8"
+)
+
+// preferredMedia returns the first of offers that the Accept header
+// names (in the header's order; q values are not weighed), else offers[0].
+func preferredMedia(r *http.Request, offers ...string) string {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		for _, o := range offers {
+			if strings.EqualFold(strings.TrimSpace(mt), o) {
+				return o
+			}
+		}
+	}
+	return offers[0]
 }
 
 // writeProjected writes the signed projection of doc.

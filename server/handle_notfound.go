@@ -10,14 +10,21 @@ var allowedMethods = map[string]string{
 	"/healthz": "GET", "/metrics": "GET", pathManifest: "GET", pathDID: "GET",
 	pathIntent: "POST", pathSubscribe: "POST", pathDocuments: "GET, POST",
 	pathExport: "GET", pathImport: "POST",
+	pathAIDPIntents: "POST", pathAIDPObservations: "POST", pathAIDPInbox: "GET",
 }
+
+// itemMethods lists the methods of the paths below each prefix (one more
+// segment: a document, an envelope's observations).
+var itemMethods = map[string]string{pathDocuments + "/": "GET, DELETE", pathAIDPObservations + "/": "GET"}
 
 // handleNotFound answers every request no route takes: 405 with Allow for
 // a known path and another method, else 404.
 func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 	allow, ok := allowedMethods[r.URL.Path]
-	if rest, isDoc := strings.CutPrefix(r.URL.Path, pathDocuments+"/"); isDoc && rest != "" && !strings.Contains(rest, "/") {
-		allow, ok = "GET, DELETE", true
+	for prefix, methods := range itemMethods {
+		if rest, isItem := strings.CutPrefix(r.URL.Path, prefix); isItem && rest != "" && !strings.Contains(rest, "/") {
+			allow, ok = methods, true
+		}
 	}
 	if ok {
 		w.Header().Set("Allow", allow)

@@ -8,6 +8,9 @@ import (
 	"net/http"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/canon/aidp"
+	"github.com/aqlstore/aqlstore/canon/execintent"
+	"github.com/aqlstore/aqlstore/canon/pairl"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -108,8 +111,28 @@ func putProblem(err error, batch bool) problem {
 		errors.Is(err, canon.ErrDuplicateName), errors.Is(err, canon.ErrNotCanonicalizable),
 		errors.Is(err, canon.ErrUnknownKind), errors.Is(err, store.ErrInvalid):
 		return badRequest("invalid_document", where+err.Error()+"; nothing was stored")
+	case errors.Is(err, store.ErrReplay):
+		return problem{status: http.StatusConflict, code: "replay_detected", title: "Replay detected",
+			detail: where + err.Error() + "; nothing was stored"}
+	case errors.Is(err, store.ErrUnbound), errors.Is(err, store.ErrThread):
+		return conflict(where + err.Error() + "; nothing was stored")
+	case invalidMessage(err):
+		return badRequest("invalid_document", where+err.Error()+"; nothing was stored")
 	}
 	return internalError()
+}
+
+// invalidMessage reports whether err is a message kind's refusal of its
+// input (AIDP, PAIRL, ExecutionIntent), each naming a pointer or a line.
+func invalidMessage(err error) bool {
+	var (
+		al aidp.ErrorList
+		ae *aidp.Error
+		pe *pairl.Error
+		ee *execintent.Error
+		el execintent.ErrorList
+	)
+	return errors.As(err, &al) || errors.As(err, &ae) || errors.As(err, &pe) || errors.As(err, &ee) || errors.As(err, &el)
 }
 
 // refsDoc lists stored documents.

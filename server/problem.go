@@ -86,12 +86,13 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, p problem)
 
 // writeSigned signs doc and writes its RFC 8785 bytes with status.
 func (s *Server) writeSigned(w http.ResponseWriter, status int, contentType string, doc map[string]any) {
-	signed, err := s.cfg.Signer.Sign(doc)
+	body, _, err := s.cfg.Signer.AppendSigned(nil, doc)
 	if err != nil {
 		s.cfg.Logger.Error("sign response", "err", err)
-		status, contentType, signed = http.StatusInternalServerError, contentProblem, internalError().members("")
+		status, contentType = http.StatusInternalServerError, contentProblem
+		body = canon.AppendValue(nil, internalError().members(""))
 	}
-	writeJSON(w, status, contentType, canon.AppendValue(nil, signed))
+	writeJSON(w, status, contentType, body)
 }
 
 // writeJSON writes encoded JSON and a newline with status. The newline

@@ -26,5 +26,9 @@ func (s *Server) routes() {
 	s.mux.Handle("DELETE "+pathDocuments+"/{id}", s.wrap("delete", routeOptions{}, s.handleDelete))
 	s.mux.Handle("GET "+pathExport, s.wrap("export", routeOptions{}, s.handleExport))
 	s.mux.Handle("POST "+pathImport, s.wrap("import", routeOptions{}, s.handleImport))
+	s.mux.Handle("POST "+pathAIDPIntents, s.wrap("aidp_intent", routeOptions{}, s.handleAIDPIntent))
+	s.mux.Handle("POST "+pathAIDPObservations, s.wrap("aidp_observation", routeOptions{}, s.handleAIDPObservation))
+	s.mux.Handle("GET "+pathAIDPObservations+"/{envelope_id}", s.wrap("aidp_observations", routeOptions{}, s.handleAIDPGetObservations))
+	s.mux.Handle("GET "+pathAIDPInbox, s.wrap("aidp_inbox", routeOptions{}, s.handleAIDPInbox))
 	s.mux.Handle("/", s.wrap("unknown", routeOptions{}, s.handleNotFound))
 }

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/aqlstore/aqlstore/canon"
 )
 
 // errTooManyStreams refuses a stream beyond Config.MaxStreams.
@@ -23,6 +21,8 @@ type sseWriter struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	buf bytes.Buffer
+
+	scratch []byte // the last event's signed bytes, reused
 }
 
 // startSSE sends the stream's headers. The read deadline is lifted: the
@@ -53,15 +53,16 @@ func (s *Server) startSSE(w http.ResponseWriter) (*sseWriter, func(), error) {
 // event signs doc and writes it as one event; id is "" for events that
 // must not move the client's Last-Event-ID.
 func (e *sseWriter) event(name, id string, doc map[string]any) error {
-	signed, err := e.s.cfg.Signer.Sign(doc)
+	signed, _, err := e.s.cfg.Signer.AppendSigned(e.scratch[:0], doc)
 	if err != nil {
 		return err
 	}
+	e.scratch = signed
 	if id != "" {
 		e.buf.WriteString("id: " + id + "\n")
 	}
 	e.buf.WriteString("event: " + name + "\ndata: ")
-	e.buf.Write(canon.AppendValue(e.buf.AvailableBuffer(), signed)) // in place; RFC 8785 has no raw newline
+	e.buf.Write(signed) // RFC 8785 has no raw newline
 	e.buf.WriteString("\n\n")
 	e.s.metrics.events.WithLabelValues(name).Inc()
 	return e.flush()

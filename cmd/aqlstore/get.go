@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
 	"github.com/spf13/cobra"
 )
 
-// getCommand prints one document's canonical bytes.
+// getCommand prints one document's canonical bytes (--json: its JSON
+// view, see getJSON).
 type getCommand struct {
 	m    *Main
 	kind string
@@ -52,11 +55,24 @@ func (c *getCommand) run(ctx context.Context, a []string) error {
 		return err
 	}
 	if c.m.asJSON {
-		out := refJSON(doc.Ref)
-		out["natural_key"] = doc.NaturalKey
-		out["document"] = jsonRaw(doc.Body)
-		return c.m.printJSON(out)
+		return c.m.printJSON(getJSON(doc))
 	}
-	_, err = fmt.Fprintf(c.m.Stdout, "%s\n", doc.Body)
+	// The canonical bytes as stored; PAIRL text already ends with LF.
+	if _, err = c.m.Stdout.Write(doc.Body); err == nil && !bytes.HasSuffix(doc.Body, []byte("\n")) {
+		_, err = io.WriteString(c.m.Stdout, "\n")
+	}
 	return err
+}
+
+// getJSON is the --json form of a document: "document" is always JSON —
+// the canonical bytes of a JSON kind, the JSON view of a text kind
+// (PAIRL) — and a text kind's canonical text is in "text" as well.
+func getJSON(doc *store.Doc) map[string]any {
+	out := refJSON(doc.Ref)
+	out["natural_key"] = doc.NaturalKey
+	out["document"] = jsonRaw(doc.JSON())
+	if doc.View != nil {
+		out["text"] = string(doc.Body)
+	}
+	return out
 }
