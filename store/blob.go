@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 
@@ -29,6 +30,21 @@ func zstdCodecs() (*zstd.Encoder, *zstd.Decoder) {
 	return zstdEnc, zstdDec
 }
 
+// appendRefs appends the value of an 'R' key: the blob's number and how
+// many documents use it.
+func appendRefs(dst []byte, blobNum uint32, n uint64) []byte {
+	return binary.AppendUvarint(binary.BigEndian.AppendUint32(dst, blobNum), n)
+}
+
+// decodeRefs decodes the value of an 'R' key.
+func decodeRefs(v []byte) (blobNum uint32, n uint64, ok bool) {
+	if len(v) < 5 {
+		return 0, 0, false
+	}
+	n, k := binary.Uvarint(v[4:])
+	return binary.BigEndian.Uint32(v), n, k > 0 && k == len(v)-4
+}
+
 // encodeBlob appends the blob value of canonical bytes to dst.
 func encodeBlob(dst, canonical []byte, compression string) []byte {
 	if compression == "zstd" {
@@ -36,6 +52,33 @@ func encodeBlob(dst, canonical []byte, compression string) []byte {
 		return enc.EncodeAll(canonical, append(dst, codecZstd))
 	}
 	return append(append(dst, codecNone), canonical...)
+}
+
+// blobBody returns the canonical bytes held in blob value v, which the
+// caller owns and gives up: without compression they are v's own bytes,
+// not a copy.
+func blobBody(v []byte) ([]byte, error) {
+	if len(v) > 0 && v[0] == codecNone {
+		return v[1:], nil
+	}
+	return decodeBlob(nil, v)
+}
+
+// readBody reads and decodes the body of document num through get (the
+// committed store, a view, a body reader or a mutation's batch).
+func readBody(get func(key, dst []byte) ([]byte, bool, error), num uint32, rec *record) ([]byte, error) {
+	v, found, err := get(AppendBlobKey(nil, rec.blob), nil)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %d of document %d: %w", rec.blob, num, err)
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: document %d names blob %d (%s), which is missing", ErrCorrupt, num, rec.blob, rec.id)
+	}
+	body, err := blobBody(v)
+	if err != nil {
+		return nil, fmt.Errorf("document %d: %w", num, err)
+	}
+	return body, nil
 }
 
 // decodeBlob appends the canonical bytes held in blob value v to dst.

@@ -350,7 +350,11 @@ func rewriteBlobsWithDict(b *testing.B, s *Store, refs []Ref, enc *zstd.Encoder)
 		n := min(benchChunk, len(refs))
 		batch := s.kv.newBatch()
 		for _, ref := range refs[:n] {
-			key := AppendBlobKey(nil, ref.ID)
+			rec, _, err := readRecord(s.kv.get, ref.Num)
+			if err != nil {
+				b.Fatal(err)
+			}
+			key := AppendBlobKey(nil, rec.blob)
 			v, found, err := s.kv.get(key, nil)
 			if err != nil || !found {
 				b.Fatalf("blob of document %d: found %v, %v", ref.Num, found, err)
@@ -378,11 +382,11 @@ func getDictEmulated(s *Store, num uint32, dec *zstd.Decoder) error {
 	if err != nil || !found {
 		return fmt.Errorf("record %d: found %v, %v", num, found, err)
 	}
-	rec, err := decodeRecord(v)
+	rec, err := decodeRecord(num, v)
 	if err != nil {
 		return err
 	}
-	blob, found, err := s.kv.get(AppendBlobKey(nil, rec.id), nil)
+	blob, found, err := s.kv.get(AppendBlobKey(nil, rec.blob), nil)
 	if err != nil || !found || len(blob) == 0 || blob[0] != codecDictBench {
 		return fmt.Errorf("blob of %d: found %v, %v", num, found, err)
 	}

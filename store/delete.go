@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 )
 
@@ -45,7 +44,7 @@ func (m *mutation) delete(num uint32, owner string, ref Ref) error {
 	if !found {
 		return ErrNotFound
 	}
-	rec, err := decodeRecord(v)
+	rec, err := decodeRecord(num, v)
 	if err != nil {
 		return err
 	}
@@ -79,13 +78,9 @@ func (m *mutation) unindex(num uint32, rec *record) error {
 	if ix == nil {
 		return nil
 	}
-	v, found, err := m.b.get(AppendBlobKey(nil, rec.id), nil)
-	if err != nil || !found {
-		return fmt.Errorf("store: delete %d: blob %s unreadable (%v)", num, rec.id, err)
-	}
-	body, err := decodeBlob(nil, v)
+	body, err := readBody(m.b.get, num, rec)
 	if err != nil {
-		return err
+		return fmt.Errorf("store: delete: %w", err)
 	}
 	view, err := viewOf(rec.kind, body)
 	if err != nil {
@@ -94,17 +89,19 @@ func (m *mutation) unindex(num uint32, rec *record) error {
 	return ix.Remove(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body, View: view})
 }
 
-// dropRef counts one reference less, deleting the blob with the last.
+// dropRef counts one reference less, deleting the blob with the last. The
+// blob keeps its number while other documents use it, even once the
+// document that gave it that number is gone.
 func (m *mutation) dropRef(rec record) error {
-	n, err := m.refs(rec.id)
+	blob, n, err := m.refs(rec.id)
 	if err != nil {
 		return err
 	}
 	if n <= 1 {
 		_ = m.b.del(AppendRefsKey(nil, rec.id))
-		return m.b.del(AppendBlobKey(nil, rec.id))
+		return m.b.del(AppendBlobKey(nil, rec.blob))
 	}
-	return m.b.set(AppendRefsKey(nil, rec.id), binary.AppendUvarint(nil, n-1))
+	return m.b.set(AppendRefsKey(nil, rec.id), appendRefs(nil, blob, n-1))
 }
 
 // Compact rewrites the database files so that deleted bytes leave the

@@ -73,17 +73,23 @@ func (s *Store) Export(ctx context.Context, owner string) (*Export, error) {
 // readExport reads owner's documents and the receipts up to head.
 func (s *Store) readExport(ctx context.Context, owner string, head uint64) (*Export, error) {
 	e := &Export{Owner: owner, Head: head}
-	err := s.scanRecords(ctx, "", func(num uint32, rec *record) error {
-		if rec.owner != owner {
+	err := s.read(func(v *view, bs *bodies) error {
+		return s.scanRecords(ctx, v, "", func(num uint32, rec *record) error {
+			if rec.owner != owner {
+				return nil
+			}
+			body, err := bs.body(num, rec)
+			if err != nil {
+				return err
+			}
+			sig, err := rec.decodeSignals()
+			if err != nil {
+				return err
+			}
+			e.Documents = append(e.Documents, ExportedDocument{Num: num, ID: rec.id, Kind: rec.kind,
+				NaturalKey: rec.naturalKey, Body: body, Signals: sig, Seq: rec.seq})
 			return nil
-		}
-		doc, err := s.docFromRecord(num, rec)
-		if err != nil {
-			return err
-		}
-		e.Documents = append(e.Documents, ExportedDocument{Num: num, ID: doc.ID, Kind: doc.Kind,
-			NaturalKey: doc.NaturalKey, Body: doc.Body, Signals: doc.Signals, Seq: doc.Seq})
-		return nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: export documents: %w", err)

@@ -98,21 +98,15 @@ func (s *Store) docByNum(num uint32) (*Doc, error) {
 	if !found {
 		return nil, ErrNotFound
 	}
-	return s.docFromRecord(num, &rec)
+	body, err := readBody(s.kv.get, num, &rec)
+	if err != nil {
+		return nil, fmt.Errorf("store: get: %w", err)
+	}
+	return docFromBody(num, &rec, body)
 }
 
-func (s *Store) docFromRecord(num uint32, rec *record) (*Doc, error) {
-	blob, found, err := s.kv.get(AppendBlobKey(nil, rec.id), nil)
-	if err != nil {
-		return nil, fmt.Errorf("store: read blob %s: %w", rec.id, err)
-	}
-	if !found {
-		return nil, fmt.Errorf("%w: document %d names blob %s, which is missing", ErrCorrupt, num, rec.id)
-	}
-	body, err := decodeBlob(nil, blob)
-	if err != nil {
-		return nil, fmt.Errorf("document %d: %w", num, err)
-	}
+// docFromBody makes the Doc of document num from its record and body.
+func docFromBody(num uint32, rec *record, body []byte) (*Doc, error) {
 	sig, err := rec.decodeSignals()
 	if err != nil {
 		return nil, err
@@ -125,45 +119,72 @@ func (s *Store) docFromRecord(num uint32, rec *record) (*Doc, error) {
 }
 
 // Fetch returns, in ascending number, the documents whose numbers are in
-// nums and that the context's principal may see. sequential walks the
-// document records in key order instead of looking each number up: the
-// planner chooses it when the candidates are a large share of the store.
+// nums and that the context's principal may see, all as of one instant.
+// sequential walks the document records in key order instead of seeking
+// each number: the planner chooses it when the candidates are a large
+// share of the store. Either way the bodies are read in number order.
 func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
 		principal := Principal(ctx)
-		emit := func(num uint32, rec *record) error {
-			if !visible(principal, rec.owner) {
-				return nil
+		err := s.read(func(v *view, bs *bodies) error {
+			emit := func(num uint32, rec *record) error {
+				return yieldDoc(yield, bs, principal, num, rec)
 			}
-			doc, err := s.docFromRecord(num, rec)
-			if err != nil {
-				return err
+			if sequential {
+				return s.fetchSequential(ctx, v, nums, emit)
 			}
-			if !yield(doc, nil) {
-				return errStopScan
-			}
-			return nil
-		}
-		var err error
-		if sequential {
-			err = s.fetchSequential(ctx, nums, emit)
-		} else {
-			err = s.fetchPoints(ctx, nums, emit)
-		}
+			return s.fetchPoints(ctx, v, nums, emit)
+		})
 		if err != nil && err != errStopScan {
 			yield(nil, err)
 		}
 	}
 }
 
-func (s *Store) fetchPoints(ctx context.Context, nums *roaring.Bitmap, emit func(uint32, *record) error) error {
+// yieldDoc reads document num and yields it when principal may see it;
+// errStopScan when the consumer stops.
+func yieldDoc(yield func(*Doc, error) bool, bs *bodies, principal string, num uint32, rec *record) error {
+	if !visible(principal, rec.owner) {
+		return nil
+	}
+	body, err := bs.body(num, rec)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	doc, err := docFromBody(num, rec, body)
+	if err != nil {
+		return err
+	}
+	if !yield(doc, nil) {
+		return errStopScan
+	}
+	return nil
+}
+
+// fetchPointsByGet makes fetchPoints read records by point reads rather
+// than through a cursor. Only BenchmarkFetchPoints sets it, to compare the two.
+var fetchPointsByGet = false
+
+// fetchPoints seeks each candidate's record with one cursor: candidates
+// come in ascending order, so each seek starts where the last one ended.
+func (s *Store) fetchPoints(ctx context.Context, v *view, nums *roaring.Bitmap, emit func(uint32, *record) error) error {
+	start := []byte{prefixDoc}
+	recs, err := v.cursor(start, prefixEnd(start))
+	if err != nil {
+		return err
+	}
+	defer recs.close()
+	get := recs.seek
+	if fetchPointsByGet {
+		get = v.get
+	}
 	it := nums.Iterator()
 	for it.HasNext() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		num := it.Next()
-		rec, found, err := readRecord(s.kv.get, num)
+		rec, found, err := readRecord(get, num)
 		if err != nil {
 			return err
 		}
@@ -177,7 +198,7 @@ func (s *Store) fetchPoints(ctx context.Context, nums *roaring.Bitmap, emit func
 	return nil
 }
 
-func (s *Store) fetchSequential(ctx context.Context, nums *roaring.Bitmap, emit func(uint32, *record) error) error {
+func (s *Store) fetchSequential(ctx context.Context, v *view, nums *roaring.Bitmap, emit func(uint32, *record) error) error {
 	if nums.IsEmpty() {
 		return nil
 	}
@@ -186,7 +207,7 @@ func (s *Store) fetchSequential(ctx context.Context, nums *roaring.Bitmap, emit 
 	if nums.Maximum() == ^uint32(0) {
 		end = prefixEnd([]byte{prefixDoc})
 	}
-	return s.kv.scan(start, end, func(key, value []byte) error {
+	return v.scan(start, end, func(key, value []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -194,7 +215,7 @@ func (s *Store) fetchSequential(ctx context.Context, nums *roaring.Bitmap, emit 
 		if !nums.Contains(num) {
 			return nil
 		}
-		rec, err := decodeRecord(value)
+		rec, err := decodeRecord(num, value)
 		if err != nil {
 			return err
 		}

@@ -11,9 +11,9 @@ import (
 //
 //	prefix  key layout                                    value
 //	'M'     'M' name                                      meta value (see meta*)
-//	'B'     'B' id[32]                                    blob: codec byte, payload
-//	'R'     'R' id[32]                                    reference count, uvarint
-//	'D'     'D' num[4]                                    document record (record.go)
+//	'B'     'B' blobnum[4]                                blob: codec byte, payload
+//	'R'     'R' id[32]                                    blobnum[4], reference count uvarint
+//	'D'     'D' num[4]                                    document record, naming its id and blobnum (record.go)
 //	'I'     'I' id[32] owner 0x00 natural key             num[4]: content id + owner (+ key) → number
 //	'N'     'N' kind 0x00 owner 0x00 natural key          num[4]: natural key → number
 //	'K'     'K' kind 0x00 num[4]                          empty: documents by kind
@@ -23,6 +23,16 @@ import (
 //
 // Numbers are big-endian so that keys sort in numeric order. Kinds and
 // owners never contain 0x00 (Put refuses such owners; kinds are fixed names).
+//
+// A blob is keyed by a blob number: the number of the first document that
+// stored its content. Unique content thus has blobnum = num, and the 'D'
+// and 'B' keys of a scan or a candidate fetch follow each other in the same
+// order, so both are read sequentially instead of one random read of a
+// hash-keyed blob per document. Identical content stored again (by another
+// owner, or under another candidate id) counts one more reference under
+// 'R' id, which tells Put the blob number without a scan. Numbers are never
+// reused, so 'B' blobnum stays valid after document blobnum is deleted, as
+// long as another reference holds the blob; the last reference deletes it.
 const (
 	prefixMeta    byte = 'M'
 	prefixBlob    byte = 'B'
@@ -41,12 +51,13 @@ var (
 	metaChainHead = []byte("Mchain_head") // seq[8] hash[32]: the last receipt
 )
 
-// formatVersion is written on init and checked on open.
-const formatVersion = 1
+// formatVersion is written on init and checked on open. Format 1 keyed
+// blobs by content id ('B' id[32]); format 2 keys them by blob number.
+const formatVersion = 2
 
-// AppendBlobKey appends the blob key of id to dst.
-func AppendBlobKey(dst []byte, id canon.ContentID) []byte {
-	return append(append(dst, prefixBlob), id[:]...)
+// AppendBlobKey appends the key of blob blobNum to dst.
+func AppendBlobKey(dst []byte, blobNum uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, prefixBlob), blobNum)
 }
 
 // AppendRefsKey appends the reference-count key of id to dst.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -166,6 +167,66 @@ func (b *batch) scan(start, end []byte, fn func(key, value []byte) error) error 
 	}
 	return eachCopy(it, fn)
 }
+
+// view is a consistent read-only view of the committed database (a Pebble
+// snapshot): reads through it see the same instant, however many
+// iterators they use. Close it when done.
+type view struct{ snap *pebble.Snapshot }
+
+func (k *kv) newView() *view { return &view{snap: k.db.NewSnapshot()} }
+
+func (v *view) close() { _ = v.snap.Close() }
+
+// get reads key as of the view.
+func (v *view) get(key, dst []byte) ([]byte, bool, error) { return get(snapReader{v.snap}, key, dst) }
+
+// snapReader adapts *pebble.Snapshot to the get helper.
+type snapReader struct{ s *pebble.Snapshot }
+
+func (r snapReader) Get(key []byte) ([]byte, ioCloser, error) { return r.s.Get(key) }
+
+// scan is kv.scan as of the view.
+func (v *view) scan(start, end []byte, fn func(key, value []byte) error) error {
+	it, err := v.snap.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return err
+	}
+	return eachCopy(it, fn)
+}
+
+// cursor reads keys of [start, end) in ascending order through one
+// iterator, for callers whose keys come in ascending order: a forward
+// seek from where the iterator stands costs about a step, where a Get
+// starts again from the top of every level.
+type cursor struct {
+	it *pebble.Iterator
+}
+
+// cursor opens a cursor over [start, end) as of the view; close it before
+// the view.
+func (v *view) cursor(start, end []byte) (*cursor, error) {
+	it, err := v.snap.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return nil, err
+	}
+	return &cursor{it: it}, nil
+}
+
+// seek appends the value of key to dst when key exists. Keys sought in
+// ascending order are read sequentially; a key below the last one sought
+// is read too, at the cost of a seek.
+func (c *cursor) seek(key, dst []byte) ([]byte, bool, error) {
+	if !c.it.SeekGE(key) || !bytes.Equal(c.it.Key(), key) {
+		return dst, false, c.it.Error()
+	}
+	v, err := c.it.ValueAndErr()
+	if err != nil {
+		return dst, false, err
+	}
+	return append(dst, v...), true, nil
+}
+
+func (c *cursor) close() error { return c.it.Close() }
 
 // size is the batch's encoded size in bytes.
 func (b *batch) size() int { return b.b.Len() }

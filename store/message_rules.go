@@ -139,14 +139,7 @@ func (m *mutation) load(num uint32) (record, []byte, error) {
 	if err != nil {
 		return rec, nil, err
 	}
-	blob, found, err := m.b.get(AppendBlobKey(nil, rec.id), nil)
-	if err != nil {
-		return rec, nil, err
-	}
-	if !found {
-		return rec, nil, fmt.Errorf("%w: document %d names blob %s, which is missing", ErrCorrupt, num, rec.id)
-	}
-	body, err := decodeBlob(nil, blob)
+	body, err := readBody(m.b.get, num, &rec)
 	return rec, body, err
 }
 

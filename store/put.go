@@ -195,14 +195,15 @@ func (m *mutation) put(p *Parsed, owner string, unbound UnboundPolicy) (Ref, err
 	}
 	num := m.nextNum
 	m.nextNum++
-	if err := m.addRef(id, d.Canonical); err != nil {
+	blob, err := m.addRef(id, num, d.Canonical)
+	if err != nil {
 		return Ref{}, err
 	}
 	r := Receipt{Principal: m.principal, Op: "put", Kind: d.Kind, Owner: owner, Num: num, HashAfter: id.String()}
-	rec := record{id: id, kind: d.Kind, owner: owner, naturalKey: d.NaturalKey,
+	rec := record{id: id, blob: blob, kind: d.Kind, owner: owner, naturalKey: d.NaturalKey,
 		signals: encodeSignals(d.Signals), seq: m.head.seq + 1}
 	b := m.b
-	_ = b.set(AppendDocKey(m.buf[:0], num), rec.append(nil))
+	_ = b.set(AppendDocKey(m.buf[:0], num), rec.append(nil, num))
 	_ = b.set(AppendIDKey(nil, id, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
 	if d.NaturalKey != "" {
 		_ = b.set(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
@@ -263,28 +264,33 @@ func (m *mutation) record(num uint32) (record, error) {
 	return rec, err
 }
 
-// addRef counts one more reference to a blob, writing it on the first.
-func (m *mutation) addRef(id canon.ContentID, canonical []byte) error {
-	n, err := m.refs(id)
+// addRef counts one more reference to the blob of id for document num and
+// returns the blob's number: num itself when the content is new (the blob
+// is written then), else the number of the document that first stored it.
+func (m *mutation) addRef(id canon.ContentID, num uint32, canonical []byte) (uint32, error) {
+	blob, n, err := m.refs(id)
 	if err != nil {
-		return err
-	}
-	if n == 0 {
-		_ = m.b.set(AppendBlobKey(nil, id), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
-	}
-	return m.b.set(AppendRefsKey(nil, id), binary.AppendUvarint(nil, n+1))
-}
-
-func (m *mutation) refs(id canon.ContentID) (uint64, error) {
-	v, found, err := m.b.get(AppendRefsKey(nil, id), nil)
-	if err != nil || !found {
 		return 0, err
 	}
-	n, k := binary.Uvarint(v)
-	if k <= 0 {
-		return 0, fmt.Errorf("%w: reference count of %s", ErrCorrupt, id)
+	if n == 0 {
+		blob = num
+		_ = m.b.set(AppendBlobKey(nil, blob), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
 	}
-	return n, nil
+	return blob, m.b.set(AppendRefsKey(nil, id), appendRefs(nil, blob, n+1))
+}
+
+// refs returns the blob number of id and its reference count, 0 when the
+// content is not stored.
+func (m *mutation) refs(id canon.ContentID) (uint32, uint64, error) {
+	v, found, err := m.b.get(AppendRefsKey(nil, id), nil)
+	if err != nil || !found {
+		return 0, 0, err
+	}
+	blob, n, ok := decodeRefs(v)
+	if !ok {
+		return 0, 0, fmt.Errorf("%w: reference count of %s", ErrCorrupt, id)
+	}
+	return blob, n, nil
 }
 
 // appendReceipt chains r after the mutation's head and writes it.

@@ -47,6 +47,7 @@ func (d *Doc) Value() (any, error) { return canon.DecodeCanonical(d.JSON()) }
 // record is the value of a 'D' key.
 type record struct {
 	id         canon.ContentID
+	blob       uint32 // the blob's number: the document's own, unless its content was stored before
 	kind       canon.Kind
 	owner      string
 	naturalKey string
@@ -54,11 +55,14 @@ type record struct {
 	seq        uint64
 }
 
-const recordVersion = 1
+const recordVersion = 2
 
-func (r *record) append(dst []byte) []byte {
+// append appends the encoding of document num's record to dst. The blob
+// number is stored as num - blob, one byte for unique content.
+func (r *record) append(dst []byte, num uint32) []byte {
 	dst = append(dst, recordVersion)
 	dst = append(dst, r.id[:]...)
+	dst = binary.AppendUvarint(dst, uint64(num-r.blob))
 	for _, s := range []string{string(r.kind), r.owner, r.naturalKey, string(r.signals)} {
 		dst = binary.AppendUvarint(dst, uint64(len(s)))
 		dst = append(dst, s...)
@@ -74,11 +78,12 @@ func readRecord(get func(key, dst []byte) ([]byte, bool, error), num uint32) (re
 	if err != nil || !found {
 		return record{}, found, err
 	}
-	rec, err = decodeRecord(v)
+	rec, err = decodeRecord(num, v)
 	return rec, true, err
 }
 
-func decodeRecord(v []byte) (record, error) {
+// decodeRecord decodes the record of document num.
+func decodeRecord(num uint32, v []byte) (record, error) {
 	var r record
 	bad := func(what string) (record, error) { return r, fmt.Errorf("%w: document record: %s", ErrCorrupt, what) }
 	if len(v) < 1+len(r.id) || v[0] != recordVersion {
@@ -86,6 +91,11 @@ func decodeRecord(v []byte) (record, error) {
 	}
 	copy(r.id[:], v[1:])
 	v = v[1+len(r.id):]
+	back, k := binary.Uvarint(v)
+	if k <= 0 || back >= uint64(num) {
+		return bad("bad blob number")
+	}
+	r.blob, v = num-uint32(back), v[k:]
 	var fields [4]string
 	for i := range fields {
 		n, k := binary.Uvarint(v)

@@ -9,23 +9,18 @@ import (
 // owns it. It is for maintenance (reindex, check), never for readers: it
 // bypasses visibility.
 func (s *Store) EachDocument(ctx context.Context, fn func(num uint32, doc IndexedDoc) error) error {
-	return s.scanRecords(ctx, "", func(num uint32, rec *record) error {
-		blob, found, err := s.kv.get(AppendBlobKey(nil, rec.id), nil)
-		if err != nil {
-			return err
-		}
-		if !found {
-			return fmt.Errorf("%w: document %d names missing blob %s", ErrCorrupt, num, rec.id)
-		}
-		body, err := decodeBlob(nil, blob)
-		if err != nil {
-			return err
-		}
-		view, err := viewOf(rec.kind, body)
-		if err != nil {
-			return fmt.Errorf("document %d: %w", num, err)
-		}
-		return fn(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body, View: view})
+	return s.read(func(v *view, bs *bodies) error {
+		return s.scanRecords(ctx, v, "", func(num uint32, rec *record) error {
+			body, err := bs.body(num, rec)
+			if err != nil {
+				return err
+			}
+			view, err := viewOf(rec.kind, body)
+			if err != nil {
+				return fmt.Errorf("document %d: %w", num, err)
+			}
+			return fn(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body, View: view})
+		})
 	})
 }
 

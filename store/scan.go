@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"iter"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -19,18 +20,10 @@ var errStopScan = errors.New("store: scan stopped")
 func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
 		principal := Principal(ctx)
-		err := s.scanRecords(ctx, kind, func(num uint32, rec *record) error {
-			if !visible(principal, rec.owner) {
-				return nil
-			}
-			doc, err := s.docFromRecord(num, rec)
-			if err != nil {
-				return err
-			}
-			if !yield(doc, nil) {
-				return errStopScan
-			}
-			return nil
+		err := s.read(func(v *view, bs *bodies) error {
+			return s.scanRecords(ctx, v, kind, func(num uint32, rec *record) error {
+				return yieldDoc(yield, bs, principal, num, rec)
+			})
 		})
 		if err != nil && err != errStopScan {
 			yield(nil, err)
@@ -38,37 +31,40 @@ func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error
 	}
 }
 
-// scanRecords calls fn with every document record of kind, visible or not.
-func (s *Store) scanRecords(ctx context.Context, kind canon.Kind, fn func(num uint32, rec *record) error) error {
+// scanRecords calls fn with every document record of kind as of v, visible
+// or not, in ascending number.
+func (s *Store) scanRecords(ctx context.Context, v *view, kind canon.Kind, fn func(num uint32, rec *record) error) error {
+	docs := []byte{prefixDoc}
 	if kind == "" {
-		start := []byte{prefixDoc}
-		return s.kv.scan(start, prefixEnd(start), func(key, value []byte) error {
+		return v.scan(docs, prefixEnd(docs), func(key, value []byte) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			rec, err := decodeRecord(value)
+			num := binary.BigEndian.Uint32(key[1:])
+			rec, err := decodeRecord(num, value)
 			if err != nil {
 				return err
 			}
-			return fn(binary.BigEndian.Uint32(key[1:]), &rec)
+			return fn(num, &rec)
 		})
 	}
+	recs, err := v.cursor(docs, prefixEnd(docs))
+	if err != nil {
+		return err
+	}
+	defer recs.close()
 	start := AppendKindPrefix(nil, kind)
-	return s.kv.scan(start, prefixEnd(start), func(key, _ []byte) error {
+	return v.scan(start, prefixEnd(start), func(key, _ []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		num := binary.BigEndian.Uint32(key[len(key)-4:])
-		v, found, err := s.kv.get(AppendDocKey(nil, num), nil)
+		rec, found, err := readRecord(recs.seek, num)
 		if err != nil {
 			return err
 		}
 		if !found {
-			return nil // deleted since the kind key was read
-		}
-		rec, err := decodeRecord(v)
-		if err != nil {
-			return err
+			return fmt.Errorf("%w: kind key of document %d without a record", ErrCorrupt, num)
 		}
 		return fn(num, &rec)
 	})
@@ -90,7 +86,9 @@ type Stats struct {
 // blob, so it takes time proportional to the store.
 func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	st := &Stats{ByKind: map[canon.Kind]uint64{}}
-	err := s.scanRecords(ctx, "", func(_ uint32, rec *record) error {
+	v := s.kv.newView()
+	defer v.close()
+	err := s.scanRecords(ctx, v, "", func(_ uint32, rec *record) error {
 		st.Documents++
 		st.ByKind[rec.kind]++
 		return nil
@@ -99,7 +97,7 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 		return nil, err
 	}
 	start := []byte{prefixBlob}
-	err = s.kv.scan(start, prefixEnd(start), func(_, value []byte) error {
+	err = v.scan(start, prefixEnd(start), func(_, value []byte) error {
 		st.Blobs++
 		st.BlobBytes += uint64(len(value))
 		body, err := decodeBlob(nil, value)

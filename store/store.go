@@ -64,8 +64,8 @@ func (s *Store) loadMeta() error {
 	if !found {
 		return s.initMeta()
 	}
-	if ver, _ := binary.Uvarint(v); ver != formatVersion {
-		return fmt.Errorf("store: %s has format %d; this build reads format %d", s.dir, ver, formatVersion)
+	if err := checkFormat(s.dir, v); err != nil {
+		return err
 	}
 	if v, _, err = s.kv.get(metaNextNum, nil); err != nil || len(v) != 4 {
 		return fmt.Errorf("%w: next document number (%v)", ErrCorrupt, err)
@@ -76,6 +76,22 @@ func (s *Store) loadMeta() error {
 	}
 	s.head, err = decodeChainHead(v)
 	return err
+}
+
+// checkFormat refuses a store written in another format. There is no
+// in-place upgrade: a store moves between formats by export and import.
+func checkFormat(dir string, v []byte) error {
+	ver, _ := binary.Uvarint(v)
+	switch {
+	case ver == formatVersion:
+		return nil
+	case ver == 1:
+		return fmt.Errorf("store: %s has format 1 (blobs keyed by content id); this build reads only format %d "+
+			"(blobs keyed by document number). To move it: with the aqlstore build that wrote it, export each "+
+			"tenant (GET /storage/export), then import the exports into a new store with this build "+
+			"(POST /storage/import)", dir, formatVersion)
+	}
+	return fmt.Errorf("store: %s has format %d; this build reads format %d", dir, ver, formatVersion)
 }
 
 func (s *Store) initMeta() error {

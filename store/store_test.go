@@ -254,7 +254,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 	ref := mustPut(t, s, ctx, `{"offer_id":"o-1"}`)
 	mustPut(t, s, ctx, `{"offer_id":"o-2"}`)
 	b := s.kv.newBatch()
-	b.set(AppendBlobKey(nil, ref.ID), encodeBlob(nil, []byte(`{"offer_id":"o-X"}`), "none"))
+	b.set(AppendBlobKey(nil, ref.Num), encodeBlob(nil, []byte(`{"offer_id":"o-X"}`), "none"))
 	b.set(AppendReceiptKey(nil, 1), []byte(`{"seq":1}`))
 	if err := s.kv.apply(b, false); err != nil {
 		t.Fatal(err)

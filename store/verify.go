@@ -32,17 +32,25 @@ func (r *VerifyReport) add(format string, args ...any) {
 	}
 }
 
-// Verify re-hashes every blob, checks every document's keys and reference
+// Verify re-hashes every blob against the content id its documents and
+// reference count name, checks every document's keys and reference
 // counts, and walks the receipt chain from the first receipt to the head.
-// A damaged store yields a report with problems, not an error; the error is
-// for failures to read at all.
+// It reports a blob that nothing references and a reference to a missing
+// blob. A damaged store yields a report with problems, not an error; the
+// error is for failures to read at all.
 func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 	rep := &VerifyReport{}
-	refs, err := s.verifyDocuments(ctx, rep)
+	v := s.kv.newView()
+	defer v.close()
+	uses, err := s.verifyDocuments(ctx, v, rep)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.verifyBlobs(ctx, rep, refs); err != nil {
+	owners, err := verifyRefs(ctx, v, rep, uses)
+	if err != nil {
+		return nil, err
+	}
+	if err := verifyBlobs(ctx, v, rep, owners); err != nil {
 		return nil, err
 	}
 	if err := s.verifyChain(ctx, rep); err != nil {
@@ -51,27 +59,48 @@ func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 	return rep, nil
 }
 
-// verifyDocuments checks each record's keys and counts references per blob.
-func (s *Store) verifyDocuments(ctx context.Context, rep *VerifyReport) (map[canon.ContentID]uint64, error) {
-	refs := map[canon.ContentID]uint64{}
+// blobUse is what the documents say about one content: the blob number
+// they name and how many of them there are.
+type blobUse struct {
+	blob uint32
+	docs uint64
+}
+
+// blobOwner is the content a blob number must hold.
+type blobOwner struct {
+	id   canon.ContentID
+	docs uint64
+}
+
+// verifyDocuments checks each record's keys and tallies the documents of
+// each content.
+func (s *Store) verifyDocuments(ctx context.Context, v *view, rep *VerifyReport) (map[canon.ContentID]blobUse, error) {
+	uses := map[canon.ContentID]blobUse{}
 	s.mu.Lock()
 	nextNum := s.nextNum
 	s.mu.Unlock()
 	want := func(key []byte, num uint32, what string) error {
-		v, found, err := s.kv.get(key, nil)
+		val, found, err := v.get(key, nil)
 		if err != nil {
 			return err
 		}
 		if !found {
 			rep.add("document %d: %s key missing", num, what)
-		} else if len(v) == 4 && binary.BigEndian.Uint32(v) != num {
-			rep.add("document %d: %s key points to document %d", num, what, binary.BigEndian.Uint32(v))
+		} else if len(val) == 4 && binary.BigEndian.Uint32(val) != num {
+			rep.add("document %d: %s key points to document %d", num, what, binary.BigEndian.Uint32(val))
 		}
 		return nil
 	}
-	err := s.scanRecords(ctx, "", func(num uint32, rec *record) error {
+	err := s.scanRecords(ctx, v, "", func(num uint32, rec *record) error {
 		rep.Documents++
-		refs[rec.id]++
+		u, seen := uses[rec.id]
+		if seen && u.blob != rec.blob {
+			rep.add("document %d: names blob %d for %s, which another document keeps in blob %d", num, rec.blob, rec.id, u.blob)
+		} else if !seen {
+			u.blob = rec.blob
+		}
+		u.docs++
+		uses[rec.id] = u
 		if num >= nextNum {
 			rep.add("document %d: number is not below the next number %d", num, nextNum)
 		}
@@ -83,7 +112,7 @@ func (s *Store) verifyDocuments(ctx context.Context, rep *VerifyReport) (map[can
 				return err
 			}
 		}
-		_, found, err := s.kv.get(AppendKindKey(nil, rec.kind, num), nil)
+		_, found, err := v.get(AppendKindKey(nil, rec.kind, num), nil)
 		if err == nil && !found {
 			rep.add("document %d: kind key missing", num)
 		}
@@ -92,38 +121,75 @@ func (s *Store) verifyDocuments(ctx context.Context, rep *VerifyReport) (map[can
 		}
 		return s.verifyMessageKeys(num, rep)
 	})
-	return refs, err
+	return uses, err
 }
 
-// verifyBlobs re-hashes every blob and compares reference counts.
-func (s *Store) verifyBlobs(ctx context.Context, rep *VerifyReport, refs map[canon.ContentID]uint64) error {
+// verifyRefs compares every reference count with the documents' tally and
+// returns, per blob number, the content it must hold. uses is consumed.
+func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.ContentID]blobUse) (map[uint32]blobOwner, error) {
+	owners := make(map[uint32]blobOwner, len(uses))
+	claim := func(blob uint32, id canon.ContentID, docs uint64) {
+		if o, taken := owners[blob]; taken && o.id != id {
+			rep.add("blob %d: claimed by both %s and %s", blob, o.id, id)
+			return
+		}
+		owners[blob] = blobOwner{id: id, docs: docs}
+	}
+	start := []byte{prefixRefs}
+	err := v.scan(start, prefixEnd(start), func(key, value []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var id canon.ContentID
+		copy(id[:], key[1:])
+		blob, n, ok := decodeRefs(value)
+		if !ok {
+			rep.add("blob %s: reference count unreadable", id)
+			return nil
+		}
+		u, used := uses[id]
+		switch {
+		case n != u.docs:
+			rep.add("blob %s: reference count %d, but %d documents use it", id, n, u.docs)
+		case used && blob != u.blob:
+			rep.add("blob %s: reference count names blob %d, its documents blob %d", id, blob, u.blob)
+		}
+		delete(uses, id)
+		claim(blob, id, u.docs)
+		return nil
+	})
+	for id, u := range uses {
+		rep.add("blob %s: no reference count, but %d documents use it", id, u.docs)
+		claim(u.blob, id, u.docs)
+	}
+	return owners, err
+}
+
+// verifyBlobs re-hashes every blob against the content its number must
+// hold, and reports blobs that nothing names and names with no blob.
+func verifyBlobs(ctx context.Context, v *view, rep *VerifyReport, owners map[uint32]blobOwner) error {
 	start := []byte{prefixBlob}
-	err := s.kv.scan(start, prefixEnd(start), func(key, value []byte) error {
+	err := v.scan(start, prefixEnd(start), func(key, value []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rep.Blobs++
-		var id canon.ContentID
-		copy(id[:], key[1:])
+		blob := binary.BigEndian.Uint32(key[1:])
+		o, named := owners[blob]
 		body, err := decodeBlob(nil, value)
-		if err != nil {
-			rep.add("blob %s: %v", id, err)
-		} else if canon.Sum(body) != id {
-			rep.add("blob %s: bytes hash to %s", id, canon.Sum(body))
+		switch {
+		case !named:
+			rep.add("blob %d: no document or reference count names it", blob)
+		case err != nil:
+			rep.add("blob %s (number %d): %v", o.id, blob, err)
+		case canon.Sum(body) != o.id:
+			rep.add("blob %s (number %d): bytes hash to %s", o.id, blob, canon.Sum(body))
 		}
-		v, found, err := s.kv.get(AppendRefsKey(nil, id), nil)
-		if err != nil {
-			return err
-		}
-		n, _ := binary.Uvarint(v)
-		if !found || n != refs[id] {
-			rep.add("blob %s: reference count %d, but %d documents use it", id, n, refs[id])
-		}
-		delete(refs, id)
+		delete(owners, blob)
 		return nil
 	})
-	for id, n := range refs {
-		rep.add("blob %s: missing, used by %d documents", id, n)
+	for blob, o := range owners {
+		rep.add("blob %s (number %d): missing, used by %d documents", o.id, blob, o.docs)
 	}
 	return err
 }

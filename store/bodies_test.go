@@ -1,0 +1,171 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// sharedBlobStore stores, in this order: public a, b, c; alice's copy of a
+// (blob 1); public d; bob's copy of c (blob 3), then deletes public a, so
+// that blob 1 lives on for alice alone.
+func sharedBlobStore(t *testing.T) (*Store, map[uint32]string) {
+	t.Helper()
+	s := openTest(t, nil)
+	pub := context.Background()
+	alice := WithPrincipal(pub, "did:key:alice")
+	bob := WithPrincipal(pub, "did:key:bob")
+	want := map[uint32]string{}
+	put := func(ctx context.Context, body string) Ref {
+		ref := mustPut(t, s, ctx, body)
+		want[ref.Num] = body
+		return ref
+	}
+	a := put(pub, `{"node_id":"a"}`)
+	put(pub, `{"node_id":"b"}`)
+	put(pub, `{"node_id":"c"}`)
+	put(alice, `{"node_id":"a"}`)
+	put(pub, `{"node_id":"d"}`)
+	put(bob, `{"node_id":"c"}`)
+	if err := s.Delete(pub, a); err != nil {
+		t.Fatal(err)
+	}
+	delete(want, a.Num)
+	return s, want
+}
+
+// TestBodiesInNumberOrder reads documents whose blob was numbered by an
+// earlier (even a deleted) document through every path that merges the
+// record and blob key spaces.
+func TestBodiesInNumberOrder(t *testing.T) {
+	s, want := sharedBlobStore(t)
+	ctx := context.Background()
+	got := map[uint32]string{}
+	err := s.EachDocument(ctx, func(num uint32, doc IndexedDoc) error {
+		got[num] = string(doc.Canonical)
+		return nil
+	})
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("EachDocument: %v\n got %v\nwant %v", err, got, want)
+	}
+	all := roaring.New()
+	for num := range want {
+		all.Add(num)
+	}
+	all.Add(1) // deleted: skipped
+	for _, principal := range []string{"did:key:alice", "did:key:bob"} {
+		pctx := WithPrincipal(ctx, principal)
+		var scanned []string
+		for doc, err := range s.Scan(pctx, "") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want[doc.Num] != string(doc.Body) {
+				t.Fatalf("%s: scan: document %d is %s, want %s", principal, doc.Num, doc.Body, want[doc.Num])
+			}
+			scanned = append(scanned, fmt.Sprint(doc.Num))
+		}
+		for _, sequential := range []bool{false, true} {
+			var fetched []string
+			for doc, err := range s.Fetch(pctx, all, sequential) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want[doc.Num] != string(doc.Body) {
+					t.Fatalf("%s: fetch: document %d is %s, want %s", principal, doc.Num, doc.Body, want[doc.Num])
+				}
+				fetched = append(fetched, fmt.Sprint(doc.Num))
+			}
+			if strings.Join(fetched, ",") != strings.Join(scanned, ",") {
+				t.Fatalf("%s: fetch (sequential %v) %v, scan %v", principal, sequential, fetched, scanned)
+			}
+		}
+		if principal == "did:key:alice" && strings.Join(scanned, ",") != "2,3,4,5" {
+			t.Fatalf("alice scans %v", scanned)
+		}
+	}
+	st, err := s.Stats(ctx)
+	if err != nil || st.Blobs != 4 || st.Documents != 5 {
+		t.Fatalf("stats %+v %v", st, err)
+	}
+	verifyOK(t, s)
+}
+
+// TestDeleteLastReferenceErasesBlob deletes every copy of a content and
+// checks that no key or value of the store holds its bytes any more.
+func TestDeleteLastReferenceErasesBlob(t *testing.T) {
+	s, _ := sharedBlobStore(t)
+	ctx := context.Background()
+	alice := WithPrincipal(ctx, "did:key:alice")
+	// Blob 1 outlived document 1; alice's copy is the last reference.
+	if _, found, _ := s.kv.get(AppendBlobKey(nil, 1), nil); !found {
+		t.Fatal("blob 1 gone while alice still uses it")
+	}
+	if err := s.Delete(alice, Ref{Num: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err := s.kv.scan([]byte{0}, []byte{0xff}, func(key, value []byte) error {
+		if bytes.Contains(value, []byte(`"a"`)) || (key[0] == prefixBlob && binary.BigEndian.Uint32(key[1:]) == 1) {
+			return fmt.Errorf("key %q still holds the deleted content: %q", key, value)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyOK(t, s)
+}
+
+// TestVerifyFindsBlobDamage removes a blob still in use and adds one that
+// nothing names.
+func TestVerifyFindsBlobDamage(t *testing.T) {
+	s, _ := sharedBlobStore(t)
+	b := s.kv.newBatch()
+	_ = b.del(AppendBlobKey(nil, 1))
+	_ = b.set(AppendBlobKey(nil, 99), encodeBlob(nil, []byte(`{"node_id":"z"}`), "none"))
+	if err := s.kv.apply(b, false); err != nil {
+		t.Fatal(err)
+	}
+	_ = b.wait()
+	rep, err := s.Verify(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(rep.Problems, "\n")
+	id := canon.Sum([]byte(`{"node_id":"a"}`))
+	if rep.Count != 2 || !strings.Contains(joined, "blob "+id.String()+" (number 1): missing, used by 1 documents") ||
+		!strings.Contains(joined, "blob 99: no document or reference count names it") {
+		t.Fatalf("damage not reported as expected:\n%s", joined)
+	}
+}
+
+// TestOpenRefusesFormat1 opens a store written in the format that keyed
+// blobs by content id.
+func TestOpenRefusesFormat1(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.kv.newBatch()
+	_ = b.set(metaFormat, binary.AppendUvarint(nil, 1))
+	if err := s.kv.apply(b, true); err != nil {
+		t.Fatal(err)
+	}
+	_ = b.wait()
+	s.Close()
+	_, err = Open(dir, nil)
+	if err == nil || !strings.Contains(err.Error(), "format 1") || !strings.Contains(err.Error(), "export") {
+		t.Fatalf("format 1 store opened: %v", err)
+	}
+}

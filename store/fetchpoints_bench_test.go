@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// BenchmarkFetchPoints compares the two ways fetchPoints can read the
+// records of sparse and dense candidate bitmaps: seeking one cursor
+// forward (the default) or a point read per candidate (fetchPointsByGet).
+// Bodies are read through the body cursor either way.
+//
+//	go test -run '^$' -bench FetchPoints -benchtime 20x ./store/
+func BenchmarkFetchPoints(b *testing.B) {
+	s, refs := openScanBench(b)
+	ctx := context.Background()
+	defer func() { fetchPointsByGet = false }()
+	for _, share := range []struct {
+		name string
+		per  int // documents per 10000
+	}{{"0.1%", 10}, {"1%", 100}, {"10%", 1000}, {"50%", 5000}} {
+		rng := rand.New(rand.NewPCG(benchSeed, 4))
+		sets := make([]*roaring.Bitmap, 16)
+		for i := range sets {
+			sets[i] = roaring.New()
+			for _, ref := range refs {
+				if rng.IntN(10000) < share.per {
+					sets[i].Add(ref.Num)
+				}
+			}
+		}
+		for _, byGet := range []bool{false, true} {
+			name := share.name + "/cursor"
+			if byGet {
+				name = share.name + "/get"
+			}
+			b.Run(name, func(b *testing.B) {
+				fetchPointsByGet = byGet
+				docs, i := 0, 0
+				for b.Loop() {
+					for _, err := range s.Fetch(ctx, sets[i%len(sets)], false) {
+						if err != nil {
+							b.Fatal(err)
+						}
+						docs++
+					}
+					i++
+				}
+				b.ReportMetric(float64(docs)/b.Elapsed().Seconds(), "docs/s")
+			})
+		}
+	}
+}
