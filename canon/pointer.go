@@ -356,7 +356,7 @@ func (p *Pointer) Resolve(doc any, fn func(v any) bool) bool {
 		v, ok := p.lookup(doc)
 		return !ok || fn(v)
 	}
-	w := ptrWalker{segs: p.segs, descend: p.descend}
+	w := ptrWalker{automaton: automaton{p.segs, p.descend}}
 	return w.walk(doc, fn)
 }
 
@@ -369,7 +369,7 @@ func (p *Pointer) ResolveAll(doc any, dst []any) []any {
 		}
 		return dst
 	}
-	w := ptrWalker{segs: p.segs, descend: p.descend}
+	w := ptrWalker{automaton: automaton{p.segs, p.descend}}
 	w.walk(doc, func(v any) bool {
 		dst = append(dst, v)
 		return true
@@ -385,7 +385,7 @@ func (p *Pointer) First(doc any) (any, bool) {
 	}
 	var first any
 	found := false
-	w := ptrWalker{segs: p.segs, descend: p.descend}
+	w := ptrWalker{automaton: automaton{p.segs, p.descend}}
 	w.walk(doc, func(v any) bool {
 		first, found = v, true
 		return false
@@ -430,10 +430,9 @@ func segmentChild(v any, s *Segment) (any, bool) {
 // emitted once however many routes select it. The walk keeps an explicit
 // stack, so a deep tree cannot overflow the goroutine stack.
 type ptrWalker struct {
-	segs    []Segment
-	descend []int // indices of ** segments, ascending
-	words   int   // uint64 words per state set
-	frames  []ptrFrame
+	automaton
+	words  int // uint64 words per state set
+	frames []ptrFrame
 }
 
 // ptrFrame is one node on the walk's stack and the cursor over its
@@ -513,27 +512,6 @@ func (w *ptrWalker) enter(f *ptrFrame, v any, fn func(any) bool) bool {
 	return true
 }
 
-// liveStates counts the states in set that still need a child, and returns
-// the one state when it is a name: then the child is looked up instead of
-// scanning every child. (More than one live state implies a ** among them.)
-func (w *ptrWalker) liveStates(set []uint64) (live, only int) {
-	n := len(w.segs)
-	only = -1
-	for wi, word := range set {
-		for ; word != 0; word &= word - 1 {
-			i := wi*64 + bits.TrailingZeros64(word)
-			if i < n {
-				live++
-				only = i
-			}
-		}
-	}
-	if live != 1 || w.segs[only].Kind != SegName {
-		only = -1
-	}
-	return live, only
-}
-
 // nextChild finds the next child of f that some state survives into,
 // leaving its states in c.set.
 func (w *ptrWalker) nextChild(f, c *ptrFrame) (any, bool) {
@@ -546,10 +524,10 @@ func (w *ptrWalker) nextChild(f, c *ptrFrame) (any, bool) {
 		f.next++
 		if f.obj != nil {
 			name := f.keys[i]
-			if w.step(f.set, c.set, name, -1) {
+			if w.step(f.set, c.set, -1, func(n string) bool { return n == name }) {
 				return f.obj[name], true
 			}
-		} else if w.step(f.set, c.set, "", i) {
+		} else if w.step(f.set, c.set, i, nil) {
 			return f.arr[i], true
 		}
 	}
@@ -567,12 +545,41 @@ func (w *ptrWalker) lookupChild(f, c *ptrFrame) (any, bool) {
 	return v, ok
 }
 
-// step computes in to the states that survive into the child named name
-// (object member) or at index idx (array element, name unused), and
-// reports whether any does.
-func (w *ptrWalker) step(from, to []uint64, name string, idx int) bool {
+// automaton is a pointer run as a nondeterministic automaton over a
+// document: state i means "segment i is next", state len(segs) means
+// "selected". Both walkers (over decoded trees and over canonical bytes)
+// step through it, so they select the same values.
+type automaton struct {
+	segs    []Segment
+	descend []int // indices of ** segments, ascending
+}
+
+// liveStates counts the states in set that still need a child, and returns
+// the one state when it is a name: then the child is looked up instead of
+// scanning every child. (More than one live state implies a ** among them.)
+func (a *automaton) liveStates(set []uint64) (live, only int) {
+	n := len(a.segs)
+	only = -1
+	for wi, word := range set {
+		for ; word != 0; word &= word - 1 {
+			if i := wi*64 + bits.TrailingZeros64(word); i < n {
+				live++
+				only = i
+			}
+		}
+	}
+	if live != 1 || a.segs[only].Kind != SegName {
+		only = -1
+	}
+	return live, only
+}
+
+// step computes in to the states that survive into a child: the element
+// at idx, or (idx < 0) the member whose name named accepts. It reports
+// whether any state survives.
+func (a *automaton) step(from, to []uint64, idx int, named func(name string) bool) bool {
 	clear(to)
-	n := len(w.segs)
+	n := len(a.segs)
 	for wi, word := range from {
 		for ; word != 0; word &= word - 1 {
 			i := wi*64 + bits.TrailingZeros64(word)
@@ -580,16 +587,16 @@ func (w *ptrWalker) step(from, to []uint64, name string, idx int) bool {
 				continue
 			}
 			next := i + 1
-			switch s := &w.segs[i]; {
+			switch s := &a.segs[i]; {
 			case s.Kind == SegDescend:
 				next = i
-			case s.Kind == SegName && (idx >= 0 && s.Index != idx || idx < 0 && s.Name != name):
+			case s.Kind == SegName && (idx >= 0 && s.Index != idx || idx < 0 && !named(s.Name)):
 				continue
 			}
 			to[next/64] |= 1 << (next % 64)
 		}
 	}
-	w.close(to)
+	a.close(to)
 	for _, word := range to {
 		if word != 0 {
 			return true
@@ -600,8 +607,8 @@ func (w *ptrWalker) step(from, to []uint64, name string, idx int) bool {
 
 // close adds, for every ** state in set, the state after it: ** matches
 // zero levels too. Ascending order lets "**/**" chain.
-func (w *ptrWalker) close(set []uint64) {
-	for _, i := range w.descend {
+func (a *automaton) close(set []uint64) {
+	for _, i := range a.descend {
 		if set[i/64]&(1<<(i%64)) != 0 {
 			set[(i+1)/64] |= 1 << ((i + 1) % 64)
 		}

@@ -1,7 +1,5 @@
 package canon
 
-import "math/bits"
-
 // RawStep is one edge on the way from the root of canonical bytes to a
 // node: an object member, named by its raw key, or an array element, by
 // its index.
@@ -23,12 +21,11 @@ type RawStep struct {
 // walker that calls it. Between calls it holds no reference to a
 // document.
 type RawWalker struct {
-	segs    []Segment
-	descend []int
-	words   int      // uint64 words per state set
-	sets    []uint64 // frame d's states are sets[d*words : (d+1)*words]
-	frames  []rawFrame
-	path    []RawStep
+	automaton
+	words  int      // uint64 words per state set
+	sets   []uint64 // frame d's states are sets[d*words : (d+1)*words]
+	frames []rawFrame
+	path   []RawStep
 }
 
 // rawFrame is one container on the walk's stack and the cursor over its
@@ -145,26 +142,6 @@ func (w *RawWalker) emit(d int, v []byte, fn func([]byte) bool, pfn func([]RawSt
 	return pfn(w.path, v)
 }
 
-// liveStates counts the states in set that still need a child, and returns
-// the one state when it is a name: then the child is looked up instead of
-// scanning every child.
-func (w *RawWalker) liveStates(set []uint64) (live, only int) {
-	n := len(w.segs)
-	only = -1
-	for wi, word := range set {
-		for ; word != 0; word &= word - 1 {
-			if i := wi*64 + bits.TrailingZeros64(word); i < n {
-				live++
-				only = i
-			}
-		}
-	}
-	if live != 1 || w.segs[only].Kind != SegName {
-		only = -1
-	}
-	return live, only
-}
-
 // nextChild finds the next child of frame d that some state survives
 // into, leaving its states in frame d+1's set and its edge in its step.
 func (w *RawWalker) nextChild(d int) ([]byte, bool) {
@@ -181,7 +158,7 @@ func (w *RawWalker) nextChild(d int) ([]byte, bool) {
 		if f.node[0] == '{' {
 			key, v, next := memberAt(f.node, f.pos)
 			f.pos = next
-			if v != nil && w.step(from, to, key, -1) {
+			if v != nil && w.step(from, to, -1, func(n string) bool { return rawNameEquals(key, n) }) {
 				c.step = RawStep{Name: key, Index: -1}
 				return v, true
 			}
@@ -191,7 +168,7 @@ func (w *RawWalker) nextChild(d int) ([]byte, bool) {
 		f.pos = next
 		i := f.idx
 		f.idx++
-		if v != nil && w.step(from, to, nil, i) {
+		if v != nil && w.step(from, to, i, nil) {
 			c.step = RawStep{Index: i}
 			return v, true
 		}
@@ -221,44 +198,4 @@ func (w *RawWalker) lookupChild(f, c *rawFrame, to []uint64) ([]byte, bool) {
 		w.close(to)
 	}
 	return v, ok
-}
-
-// step computes in to the states that survive into the member with raw
-// key key (idx < 0) or the element at idx, and reports whether any does.
-func (w *RawWalker) step(from, to []uint64, key []byte, idx int) bool {
-	clear(to)
-	n := len(w.segs)
-	for wi, word := range from {
-		for ; word != 0; word &= word - 1 {
-			i := wi*64 + bits.TrailingZeros64(word)
-			if i >= n {
-				continue
-			}
-			next := i + 1
-			switch s := &w.segs[i]; {
-			case s.Kind == SegDescend:
-				next = i
-			case s.Kind == SegName && (idx >= 0 && s.Index != idx || idx < 0 && !rawNameEquals(key, s.Name)):
-				continue
-			}
-			to[next/64] |= 1 << (next % 64)
-		}
-	}
-	w.close(to)
-	for _, word := range to {
-		if word != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// close adds, for every ** state in set, the state after it: ** matches
-// zero levels too. Ascending order lets "**/**" chain.
-func (w *RawWalker) close(set []uint64) {
-	for _, i := range w.descend {
-		if set[i/64]&(1<<(i%64)) != 0 {
-			set[(i+1)/64] |= 1 << ((i + 1) % 64)
-		}
-	}
 }

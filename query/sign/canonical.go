@@ -110,12 +110,15 @@ func (e *encoder) value(v any) error {
 	case []map[string]any:
 		return e.objects(v)
 	case map[string]string:
-		return e.stringObject(v)
+		return writeObject(e, v)
 	}
 	return e.goNumber(v)
 }
 
-func (e *encoder) object(m map[string]any) error {
+func (e *encoder) object(m map[string]any) error { return writeObject(e, m) }
+
+// writeObject writes m with its members in RFC 8785 order.
+func writeObject[V any](e *encoder, m map[string]V) error {
 	if err := e.enter(); err != nil {
 		return err
 	}
@@ -142,23 +145,6 @@ func (e *encoder) member(i int, name string, v any) error {
 	}
 	e.buf = append(e.buf, ':')
 	return within(e.value(v), name)
-}
-
-func (e *encoder) stringObject(m map[string]string) error {
-	if err := e.enter(); err != nil {
-		return err
-	}
-	base := len(e.keys)
-	e.buf = append(e.buf, '{')
-	for i, k := range pushKeys(e, m) {
-		if err := e.member(i, k, m[k]); err != nil {
-			return err
-		}
-	}
-	e.buf = append(e.buf, '}')
-	e.keys = e.keys[:base]
-	e.depth--
-	return nil
 }
 
 func (e *encoder) array(a []any) error {
