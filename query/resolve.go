@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
 	"github.com/aqlstore/aqlstore/query/sign"
@@ -110,19 +109,7 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 
 // fullScan yields every visible document of the intent's kinds.
 func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*store.Doc, error] {
-	want := map[canon.Kind]bool{}
-	for _, k := range r.kinds() {
-		want[k] = true
-	}
-	return func(yield func(*store.Doc, error) bool) {
-		for doc, err := range s.Scan(ctx, "") {
-			if err != nil || want[doc.Kind] {
-				if !yield(doc, err) {
-					return
-				}
-			}
-		}
-	}
+	return s.ScanKinds(ctx, r.kinds())
 }
 
 // consider evaluates one document (judge, in match.go) and files it as

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -22,6 +23,25 @@ func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error
 		principal := Principal(ctx)
 		err := s.read(func(v *view, bs *bodies) error {
 			return s.scanRecords(ctx, v, kind, func(num uint32, rec *record) error {
+				return yieldDoc(yield, bs, principal, num, rec)
+			})
+		})
+		if err != nil && err != errStopScan {
+			yield(nil, err)
+		}
+	}
+}
+
+// ScanKinds is Scan over several kinds in one walk of the records: a
+// document of another kind costs its record, never its body.
+func (s *Store) ScanKinds(ctx context.Context, kinds []canon.Kind) iter.Seq2[*Doc, error] {
+	return func(yield func(*Doc, error) bool) {
+		principal := Principal(ctx)
+		err := s.read(func(v *view, bs *bodies) error {
+			return s.scanRecords(ctx, v, "", func(num uint32, rec *record) error {
+				if !slices.Contains(kinds, rec.kind) {
+					return nil
+				}
 				return yieldDoc(yield, bs, principal, num, rec)
 			})
 		})

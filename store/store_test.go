@@ -221,6 +221,24 @@ func TestScanByKind(t *testing.T) {
 	for range s.Scan(ctx, "") {
 		break // stopping early must not panic
 	}
+	scanKinds := func(ctx context.Context, kinds ...canon.Kind) (keys string) {
+		for d, err := range s.ScanKinds(ctx, kinds) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys += d.NaturalKey + ","
+		}
+		return keys
+	}
+	if keys := scanKinds(alice, canon.KindOffer, canon.KindKnowledge); keys != "o-1,k-1,o-2,o-3," {
+		t.Errorf("alice's offers and knowledge: %s", keys)
+	}
+	if keys := scanKinds(ctx, canon.KindKnowledge); keys != "k-1," {
+		t.Errorf("public knowledge: %s", keys)
+	}
+	if keys := scanKinds(ctx); keys != "" {
+		t.Errorf("no kinds: %s", keys)
+	}
 }
 
 func TestConcurrentPutsKeepChain(t *testing.T) {
