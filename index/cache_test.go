@@ -54,3 +54,26 @@ func TestCachedPostingsFollowCommits(t *testing.T) {
 	}
 	count("after a delete", 1)
 }
+
+// TestPathsMemoFollowsDictionary asks for a wildcard pointer's paths
+// before and after documents add paths it matches: a remembered answer
+// must never hide a path committed later.
+func TestPathsMemoFollowsDictionary(t *testing.T) {
+	s, ix := openIndexed(t)
+	ctx := context.Background()
+	count := func(want int) {
+		t.Helper()
+		for range 2 { // the second answer comes from the memo
+			if ids, _ := paths(t, ix, "/a/*/b"); len(ids) != want {
+				t.Fatalf("/a/*/b matches %d paths, want %d", len(ids), want)
+			}
+		}
+	}
+	count(0)
+	put(t, s, ctx, `{"a":{"x":{"b":1}}}`)
+	count(1)
+	put(t, s, ctx, `{"a":{"y":{"b":1},"x":{"b":2}}}`)
+	count(2)
+	put(t, s, ctx, `{"a":[{"b":1}]}`)
+	count(3)
+}

@@ -26,6 +26,32 @@ type Index struct {
 	x     extractor
 	key   []byte
 	cache bitmapCache // hot posting lists, emptied by every commit
+
+	dict  []pathEntry          // committed paths with their segments decoded, for Paths
+	memoM sync.Mutex           // guards memo
+	memo  map[string]pathsMemo // Paths answers by pointer text; emptied when the dictionary grows
+}
+
+// pathEntry is a committed path, decoded once.
+type pathEntry struct {
+	id   uint32
+	segs []pathSeg
+}
+
+// pathsMemo is one answer of Paths.
+type pathsMemo struct {
+	ids   []uint32
+	exact bool
+}
+
+// commitPath makes p (id) visible to lookups; the caller holds ix.mu for
+// writing, or is Load.
+func (ix *Index) commitPath(p Path, id uint32) {
+	ix.ids[p], ix.paths[id] = id, p
+	ix.dict = append(ix.dict, pathEntry{id, p.segments()})
+	ix.memoM.Lock()
+	ix.memo = nil
+	ix.memoM.Unlock()
 }
 
 // New returns an Index to pass as store.Options.Indexer.
@@ -56,7 +82,7 @@ func (ix *Index) Load(r *store.IndexReader) error {
 		}
 		id := binary.BigEndian.Uint32(value)
 		p := Path(key[2:])
-		ix.ids[p], ix.paths[id] = id, p
+		ix.commitPath(p, id)
 		ix.next = max(ix.next, id+1)
 		return nil
 	})
@@ -129,7 +155,7 @@ func (ix *Index) Done(committed bool) {
 		ix.cache.invalidate()
 		ix.mu.Lock()
 		for p, id := range ix.fresh {
-			ix.ids[p], ix.paths[id] = id, p
+			ix.commitPath(p, id)
 		}
 		ix.mu.Unlock()
 	} else {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -14,20 +15,38 @@ import (
 // through, and whether every one of them matches exactly (no concrete
 // array index folded into a *).
 func (ix *Index) Paths(ptr *canon.Pointer) (ids []uint32, exact bool) {
+	key := ptr.String()
+	ix.memoM.Lock()
+	m, ok := ix.memo[key]
+	ix.memoM.Unlock()
+	if ok {
+		return slices.Clone(m.ids), m.exact
+	}
 	pat := ptr.Segments()
 	exact = true
 	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	for p, id := range ix.ids {
-		switch match(pat, p.segments()) {
+	for _, e := range ix.dict {
+		switch match(pat, e.segs) {
 		case exactMatch:
-			ids = append(ids, id)
+			ids = append(ids, e.id)
 		case lossyMatch:
-			ids, exact = append(ids, id), false
+			ids, exact = append(ids, e.id), false
 		}
 	}
+	// Stored under the read lock: a dictionary that grows after this
+	// point (commitPath, under the write lock) empties the memo after.
+	ix.memoM.Lock()
+	if ix.memo == nil || len(ix.memo) >= pathsMemoMax {
+		ix.memo = map[string]pathsMemo{}
+	}
+	ix.memo[key] = pathsMemo{slices.Clone(ids), exact}
+	ix.memoM.Unlock()
+	ix.mu.RUnlock()
 	return ids, exact
 }
+
+// pathsMemoMax bounds the Paths memo; it is emptied when full.
+const pathsMemoMax = 4096
 
 // ArrayChildren returns the ids of the array levels below the given paths
 // (path/* for each path holding arrays).
