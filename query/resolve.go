@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"iter"
 	"strconv"
@@ -31,14 +32,21 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 	if err != nil {
 		return nil, err
 	}
-	r := newResolution(in, &o)
-	if err := r.after(o.Cursor); err != nil {
-		return nil, err
+	for lazy := true; ; lazy = false {
+		r := newResolution(in, &o)
+		r.noLazy = !lazy
+		if err := r.after(o.Cursor); err != nil {
+			return nil, err
+		}
+		if err := r.enumerate(ctx, s); err != nil {
+			return nil, err
+		}
+		resp, err := r.respond()
+		if errors.Is(err, errLazyMiss) && lazy {
+			continue // judge every candidate instead
+		}
+		return resp, err
 	}
-	if err := r.enumerate(ctx, s); err != nil {
-		return nil, err
-	}
-	return r.respond()
 }
 
 // readerContext verifies the intent's signature (R1) and returns ctx
@@ -71,6 +79,8 @@ type resolution struct {
 	nEval    int
 	decision int
 	cursor   *cursorState // nil on the first page
+	lazy     *lazyState   // set when the page is judged after ranking (lazy.go)
+	noLazy   bool         // a lazy attempt met documents unlike the index
 }
 
 func newResolution(in *aql.Intent, o *Options) *resolution {
@@ -93,6 +103,9 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 		}
 		if r.o.Explain != nil {
 			r.o.Explain(plan)
+		}
+		if ok, err := r.tryLazy(ctx, s, plan); ok || err != nil {
+			return err
 		}
 		docs = s.Fetch(ctx, plan.Candidates, plan.Sequential)
 	}

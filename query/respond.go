@@ -16,6 +16,11 @@ func (r *resolution) respond() (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.lazy != nil {
+		if err := r.fillPage(page); err != nil {
+			return nil, err
+		}
+	}
 	resp := &Response{
 		ResponseID: "urn:oap:intent-response:" + r.id, IntentID: r.in.IntentID,
 		ResolverDID: r.o.Signer.DID(), ResolverRole: r.o.Role, EvaluatedAt: r.at,

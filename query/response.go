@@ -22,7 +22,7 @@ type Response struct {
 
 	// Not serialized: what the rejected list and the plan looked like.
 	RejectedTotal int // every rejected candidate, listed or not
-	Evaluated     int // candidates evaluated exactly
+	Evaluated     int // documents evaluated exactly (an exact plan's page: the page and the listed rejections only)
 	signed        map[string]any
 	wire          []byte // the RFC 8785 bytes of signed, encoded as it was signed
 }

@@ -1,0 +1,135 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// Lazy pages. When the plan is exact, every candidate satisfies the
+// constraints, so which candidates are accepted, how many, and in what
+// order they rank can be known without reading their bodies: a candidate
+// is rejected only by a projection failure (R4), and the index says which
+// documents have a value at each include path. The resolution then ranks
+// the accepted candidates from their records (natural key, score) and
+// reads and judges the bodies of one page, plus the rejections it lists.
+//
+// The index's word is checked, not trusted: if a judged document is not
+// what the index said (an include path the index counted as present
+// resolves to nothing, say), the resolution starts again the ordinary
+// way, judging every candidate. The answer is always the full scan's.
+//
+// Not used with a quality floor or a budget (both judge or allot along
+// the whole ranking), for ranked_set (every candidate is on the page
+// anyway), or for a lossy plan.
+
+// errLazyMiss ends a lazy resolution whose documents disagreed with the
+// index; Resolve then resolves again without it.
+var errLazyMiss = errors.New("query: lazy page: documents disagree with the index")
+
+// lazyPages and lazyMisses count lazy resolutions and those that had to
+// start again; the differential test reads them to show the lazy path
+// was taken.
+var lazyPages, lazyMisses atomic.Int64
+
+// lazyState is what a lazy resolution needs to fill its page.
+type lazyState struct {
+	ctx      context.Context
+	s        *store.Store
+	rejected *roaring.Bitmap // candidates the projection rejects
+}
+
+// tryLazy fills r.accepted from the candidates' records when the plan
+// allows it, and reports whether it did.
+func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (bool, error) {
+	if r.noLazy || !planExact(plan) || r.in.Budget != nil || len(r.in.QualityFloor) > 0 ||
+		r.in.ResolutionPolicy == "ranked_set" {
+		return false, nil
+	}
+	accepted := plan.Candidates.Clone()
+	for _, p := range r.in.Projection.Include {
+		if p.IsRoot() {
+			continue // the whole document: never missing
+		}
+		ids, exact := r.o.Index.Paths(p)
+		if !exact {
+			return false, nil
+		}
+		has, err := r.o.Index.Exists(ids)
+		if err != nil {
+			return false, err
+		}
+		accepted.And(has)
+	}
+	for doc, err := range s.FetchHeaders(ctx, accepted) {
+		if err != nil {
+			return false, err
+		}
+		c := &Candidate{CandidateID: candidateID(doc), num: doc.Num}
+		if doc.Signals != nil {
+			c.Score, c.cost = doc.Signals.Score, doc.Signals.Cost
+		}
+		r.accepted = append(r.accepted, c)
+	}
+	rejected := roaring.AndNot(plan.Candidates, accepted)
+	r.nReject = int(rejected.GetCardinality())
+	r.lazy = &lazyState{ctx: ctx, s: s, rejected: rejected}
+	lazyPages.Add(1)
+	return true, nil
+}
+
+// planExact reports whether the plan's candidates are exactly the
+// documents that satisfy the constraints.
+func planExact(plan *Plan) bool { return plan.Root == nil || plan.Root.Exact }
+
+// fillPage judges the bodies of the page's candidates and of the
+// rejections the response lists; errLazyMiss when one is not what the
+// index said.
+func (r *resolution) fillPage(page []*Candidate) error {
+	l := r.lazy
+	want := roaring.New()
+	byNum := make(map[uint32]*Candidate, len(page))
+	for _, c := range page {
+		want.Add(c.num)
+		byNum[c.num] = c
+	}
+	listRejected := r.keepsRejections()
+	if listRejected && !l.rejected.IsEmpty() {
+		it := l.rejected.Iterator()
+		for n := 0; n < r.o.MaxRejected && it.HasNext(); n++ {
+			want.Add(it.Next())
+		}
+	}
+	seen := 0
+	for doc, err := range l.s.Fetch(l.ctx, want, false) {
+		if err != nil {
+			return err
+		}
+		seen++
+		c, rej, err := judge(r.ev, r.in, r.at, doc, true)
+		if err != nil {
+			return err
+		}
+		r.nEval++
+		slot, onPage := byNum[doc.Num]
+		switch {
+		case onPage && c != nil:
+			rank := slot.Rank
+			*slot = *c
+			slot.Rank = rank
+		case !onPage && rej != nil:
+			r.rejected = append(r.rejected, *rej)
+		default:
+			lazyMisses.Add(1)
+			return errLazyMiss
+		}
+	}
+	if seen != int(want.GetCardinality()) {
+		lazyMisses.Add(1)
+		return errLazyMiss // deleted since the headers were read
+	}
+	return nil
+}

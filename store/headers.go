@@ -1,0 +1,36 @@
+package store
+
+import (
+	"context"
+	"iter"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// FetchHeaders is Fetch without the bodies: each visible document's
+// reference, natural key and signals, in ascending number, read from its
+// record alone. A resolver ranks a large candidate set with it and reads
+// the bodies of one page only. Body and View are nil.
+func (s *Store) FetchHeaders(ctx context.Context, nums *roaring.Bitmap) iter.Seq2[*Doc, error] {
+	return func(yield func(*Doc, error) bool) {
+		principal := Principal(ctx)
+		err := s.read(func(v *view, _ *bodies) error {
+			return s.fetchPoints(ctx, v, nums, func(num uint32, rec *record) error {
+				if !visible(principal, rec.owner) {
+					return nil
+				}
+				sig, err := rec.decodeSignals()
+				if err != nil {
+					return err
+				}
+				if !yield(&Doc{Ref: rec.ref(num), NaturalKey: rec.naturalKey, Signals: sig, Seq: rec.seq}, nil) {
+					return errStopScan
+				}
+				return nil
+			})
+		})
+		if err != nil && err != errStopScan {
+			yield(nil, err)
+		}
+	}
+}
