@@ -45,7 +45,7 @@ func openKV(dir string, o *Options) (*kv, error) {
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
-		po.Levels[i].BlockSize = 16 << 10
+		po.Levels[i].BlockSize = o.BlockSize
 	}
 	switch o.BlockCompression {
 	case "none":

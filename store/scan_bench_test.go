@@ -9,6 +9,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -98,5 +99,32 @@ func BenchmarkFetch(b *testing.B) {
 				b.ReportMetric(float64(docs)/b.Elapsed().Seconds(), "docs/s")
 			})
 		}
+	}
+}
+
+// BenchmarkColdRead reads single random documents from a store whose
+// block cache (1 MiB) holds almost none of it, as a selective query on a
+// store much larger than its cache does, at three block sizes; it reports
+// the sstable bytes per document of each. An operation is one document.
+func BenchmarkColdRead(b *testing.B) {
+	for _, size := range []int{4 << 10, 8 << 10, 16 << 10} {
+		b.Run(fmt.Sprintf("block=%dKiB", size>>10), func(b *testing.B) {
+			s := openBench(b, &Options{BlockSize: size, CacheSize: 1 << 20, NoSync: true})
+			refs := putAll(b, s, appendBenchDocs(b, nil, corpus.KindManifest, 0, scanStoreDocs), benchChunk)
+			diskBytesPerDoc(b, s, len(refs)) // compacts
+			du, err := s.DiskUsage()
+			if err != nil {
+				b.Fatal(err)
+			}
+			perDoc := float64(du.Total) / float64(len(refs))
+			rng := rand.New(rand.NewPCG(benchSeed, 4))
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := s.Get(ctx, refs[rng.IntN(len(refs))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(perDoc, "sst-bytes/doc")
+		})
 	}
 }
