@@ -23,8 +23,8 @@ import (
 // way, judging every candidate. The answer is always the full scan's.
 //
 // Not used with a quality floor or a budget (both judge or allot along
-// the whole ranking), for ranked_set (every candidate is on the page
-// anyway), or for a lossy plan.
+// the whole ranking), for ranked_set or a first full_set page that holds
+// every candidate (each would be judged anyway), or for a lossy plan.
 
 // errLazyMiss ends a lazy resolution whose documents disagreed with the
 // index; Resolve then resolves again without it.
@@ -63,6 +63,9 @@ func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (b
 			return false, err
 		}
 		accepted.And(has)
+	}
+	if r.in.ResolutionPolicy == "full_set" && r.cursor == nil && accepted.GetCardinality() <= uint64(r.o.PageSize) {
+		return false, nil // one page holds them all: judging each once is cheaper than ranking first
 	}
 	for doc, err := range s.FetchHeaders(ctx, accepted) {
 		if err != nil {

@@ -35,7 +35,7 @@ func TestLazyPageDistrustsTheIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := (&Options{Signer: testSigner(), At: at, Index: ix, PageSize: 10}).withDefaults()
+	o := (&Options{Signer: testSigner(), At: at, Index: ix, PageSize: 1}).withDefaults()
 	pctx := store.WithPrincipal(ctx, store.Public)
 	r := newResolution(in, &o)
 	plan, err := PlanIntent(ix, in, store.Public, r.kinds())
@@ -56,19 +56,22 @@ func TestLazyPageDistrustsTheIndex(t *testing.T) {
 		t.Fatalf("fillPage with a forged candidate: %v, want errLazyMiss", err)
 	}
 
-	planned, err := Resolve(ctx, s, in, &Options{Signer: testSigner(), At: at, Index: ix})
+	planned, err := Resolve(ctx, s, in, &Options{Signer: testSigner(), At: at, Index: ix, PageSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := Resolve(ctx, s, in, &Options{Signer: testSigner(), At: at})
+	full, err := Resolve(ctx, s, in, &Options{Signer: testSigner(), At: at, PageSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a, b := candidatesJSON(full), candidatesJSON(planned); a != b {
 		t.Fatalf("lazy resolution differs from the full scan\nfull:    %s\nplanner: %s", a, b)
 	}
-	if planned.Evaluated != 3 || len(planned.Rejected) != 1 {
-		t.Errorf("lazy resolution evaluated %d (want 3: two on the page, one listed rejection), listed %d rejections",
+	if planned.NextCursor != full.NextCursor {
+		t.Errorf("cursors differ: planner %q, full scan %q", planned.NextCursor, full.NextCursor)
+	}
+	if planned.Evaluated != 2 || len(planned.Rejected) != 1 {
+		t.Errorf("lazy resolution evaluated %d (want 2: one on the page, one listed rejection), listed %d rejections",
 			planned.Evaluated, len(planned.Rejected))
 	}
 }
