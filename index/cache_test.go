@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -76,4 +77,44 @@ func TestPathsMemoFollowsDictionary(t *testing.T) {
 	count(2)
 	put(t, s, ctx, `{"a":[{"b":1}]}`)
 	count(3)
+}
+
+// TestCachesUnderConcurrentCommits runs lookups that go through both
+// caches while another goroutine commits documents with new paths: run
+// with -race. When the writer is done, every lookup sees every document.
+func TestCachesUnderConcurrentCommits(t *testing.T) {
+	s, ix := openIndexed(t)
+	ctx := context.Background()
+	const docs = 200
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range docs {
+			put(t, s, ctx, fmt.Sprintf(`{"offer_id":"o-%d","p%d":{"v":%d}}`, i, i%7, i))
+		}
+	}()
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		if _, err := ix.Kinds([]canon.Kind{canon.KindOffer}); err != nil {
+			t.Fatal(err)
+		}
+		paths(t, ix, "/*/v")
+	}
+	kinds, err := ix.Kinds([]canon.Kind{canon.KindOffer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := paths(t, ix, "/*/v")
+	exists, err := ix.Exists(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kinds.GetCardinality() != docs || exists.GetCardinality() != docs || len(ids) != 7 {
+		t.Fatalf("after the writer: %d offers, %d with /*/v over %d paths; want %d, %d, 7",
+			kinds.GetCardinality(), exists.GetCardinality(), len(ids), docs, docs)
+	}
 }
