@@ -10,7 +10,13 @@
 // budget allocation with over_budget flags and the resolution policy, and
 // (R6) an Ed25519 signature over the RFC 8785 form of the response.
 //
-// Until the index lands, enumeration is a full scan of the kinds the
-// category maps to; the results are the contract the planner must keep.
-// Resolve is safe for concurrent use.
+// With an index (Options.Index), enumeration is the planner's (plan.go):
+// each constraint node gives a candidate bitmap and an exact flag, and
+// only the candidates are fetched, in document-number order. Without one,
+// it is a full scan of the kinds the category maps to; that answer is the
+// contract the planner keeps (plan_diff_test.go holds the two equal, page
+// by page). Candidates are judged on their stored canonical bytes
+// (match.go: eval.EvalRaw, project.ApplyRaw), never decoded to a tree. An
+// exact plan ranks its candidates from their records and judges one page
+// (lazy.go). Resolve is safe for concurrent use.
 package query
