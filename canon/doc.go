@@ -11,7 +11,10 @@
 //   - Canonical: RFC 8785 (JCS) canonical bytes, and ContentID, the sha256 of
 //     those bytes, which is a document's identity everywhere in aqlstore.
 //   - Pointer: the extended JSON Pointer (RFC 6901 plus `*` and `**`),
-//     parsed once and resolved many times against decoded documents.
+//     parsed once and resolved many times against decoded documents, or
+//     against canonical bytes without decoding them (ResolveRaw, RawWalker;
+//     RawDoc shares one skim of a document's top level between several
+//     pointers). raw.go navigates canonical bytes the same way.
 //   - Kind and ParseDocument: the document kinds aqlstore knows, how a kind
 //     is detected, and each kind's natural key.
 //
@@ -19,6 +22,7 @@
 // or map[string]any. Object members have no order in that form; code that
 // needs a deterministic order uses SortedKeys, which is the RFC 8785 order.
 //
-// Everything in canon is safe for concurrent use; the values it returns are
-// owned by the caller.
+// Everything in canon is safe for concurrent use, except the reusable
+// scratch types (RawWalker, RawDoc), one per goroutine; the values it
+// returns are owned by the caller.
 package canon

@@ -33,7 +33,7 @@ func (p *Pointer) ResolveRaw(b []byte, fn func(v []byte) bool) bool {
 		return !ok || fn(v)
 	}
 	w := rawWalkers.Get().(*RawWalker)
-	ok := w.walk(p, b, fn, nil)
+	ok := w.walk(p, b, nil, fn, nil)
 	rawWalkers.Put(w)
 	return ok
 }

@@ -9,7 +9,8 @@ import (
 // canonicalizes, the raw walk over the canonical bytes selects the same
 // values in the same order as Resolve over the decoded tree, and the
 // kept-walker and path-reporting variants agree with it; on any input at
-// all, canonical or not, it never panics.
+// all, canonical or not, it never panics, and resolving through a RawDoc
+// selects exactly what the walk over the bytes does.
 func FuzzResolveRaw(f *testing.F) {
 	for _, s := range []struct{ doc, ptr string }{
 		{`{"a":{"b":[1,{"c":2}]}}`, "/a/b/1/c"},
@@ -30,6 +31,9 @@ func FuzzResolveRaw(f *testing.F) {
 			return
 		}
 		p.ResolveRaw([]byte(doc), func([]byte) bool { return true }) // must not panic
+		d := NewRawDoc([]byte(doc))                                  // through the table, exactly the walk over the bytes
+		checkDocWalker(t, &w, p, d)
+		checkDocMembers(t, d)
 		c, err := Canonicalize(nil, []byte(doc), nil)
 		if err != nil {
 			return

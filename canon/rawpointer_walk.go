@@ -26,16 +26,18 @@ type RawWalker struct {
 	sets   []uint64 // frame d's states are sets[d*words : (d+1)*words]
 	frames []rawFrame
 	path   []RawStep
+	doc    *RawDoc // the table of root members, when the walk has one
 }
 
 // rawFrame is one container on the walk's stack and the cursor over its
 // children.
 type rawFrame struct {
-	node []byte  // the container being scanned; nil when nothing is left
-	pos  int     // offset in node of the next child, -1 when done
-	idx  int     // index of the next element (arrays)
-	only int     // the single name state to look up directly, or -1
-	step RawStep // the edge from the parent frame to this node
+	node  []byte  // the container being scanned; nil when nothing is left
+	pos   int     // offset in node of the next child, -1 when done
+	idx   int     // index of the next element (arrays)
+	only  int     // the single name state to look up directly, or -1
+	table bool    // the root object, whose children come from doc's table (pos indexes it)
+	step  RawStep // the edge from the parent frame to this node
 }
 
 // Resolve is p.ResolveRaw(b, fn) with w's scratch space.
@@ -44,23 +46,41 @@ func (w *RawWalker) Resolve(p *Pointer, b []byte, fn func(v []byte) bool) bool {
 		v, ok := p.lookupRaw(b)
 		return !ok || fn(v)
 	}
-	return w.walk(p, b, fn, nil)
+	return w.walk(p, b, nil, fn, nil)
+}
+
+// ResolveDoc is Resolve over d's bytes, with the root's members taken from
+// d's table: a first segment that names a member jumps to it, and a
+// wildcard iterates the table, so pointers resolved over one RawDoc skim
+// its top level once between them.
+func (w *RawWalker) ResolveDoc(p *Pointer, d *RawDoc, fn func(v []byte) bool) bool {
+	if !p.HasWildcard() {
+		v, ok := p.lookupRawDoc(d)
+		return !ok || fn(v)
+	}
+	return w.walk(p, d.b, d, fn, nil)
+}
+
+// ResolvePathDoc is ResolvePath over d's bytes, through d's table as
+// ResolveDoc.
+func (w *RawWalker) ResolvePathDoc(p *Pointer, d *RawDoc, fn func(path []RawStep, v []byte) bool) bool {
+	return w.walk(p, d.b, d, nil, fn)
 }
 
 // ResolvePath is Resolve, also telling fn the path of each value from the
 // root of b. path belongs to w and is valid only during the call; its Name
 // slices are subslices of b.
 func (w *RawWalker) ResolvePath(p *Pointer, b []byte, fn func(path []RawStep, v []byte) bool) bool {
-	return w.walk(p, b, nil, fn)
+	return w.walk(p, b, nil, nil, fn)
 }
 
 // walk runs p as the automaton Resolve uses (state i means "segment i is
 // next", len(segs) means "selected"), over the bytes: each node carries the
 // set of states that reach it, so each is visited and emitted once, in
 // byte order, which for canonical bytes is Resolve's document order.
-// Exactly one of fn and pfn is set.
-func (w *RawWalker) walk(p *Pointer, b []byte, fn func([]byte) bool, pfn func([]RawStep, []byte) bool) bool {
-	w.segs, w.descend = nil, nil
+// Exactly one of fn and pfn is set; doc, when set, is b's RawDoc.
+func (w *RawWalker) walk(p *Pointer, b []byte, doc *RawDoc, fn func([]byte) bool, pfn func([]RawStep, []byte) bool) bool {
+	w.segs, w.descend, w.doc = nil, nil, doc
 	if p != nil {
 		w.segs, w.descend = p.segs, p.descend
 	}
@@ -92,7 +112,7 @@ func (w *RawWalker) walk(p *Pointer, b []byte, fn func([]byte) bool, pfn func([]
 
 // release drops every reference to the document and the pointer.
 func (w *RawWalker) release() {
-	w.segs, w.descend = nil, nil
+	w.segs, w.descend, w.doc = nil, nil, nil
 	for i := range w.frames {
 		w.frames[i].node, w.frames[i].step.Name = nil, nil
 	}
@@ -121,12 +141,15 @@ func (w *RawWalker) enter(d int, v []byte, fn func([]byte) bool, pfn func([]RawS
 		return false
 	}
 	f := &w.frames[d]
-	f.node, f.pos, f.idx, f.only = nil, -1, 0, -1
+	f.node, f.pos, f.idx, f.only, f.table = nil, -1, 0, -1, false
 	if len(v) < 3 || v[0] != '{' && v[0] != '[' { // a scalar or an empty container
 		return true
 	}
 	if live, only := w.liveStates(set); live > 0 {
 		f.node, f.pos, f.only = v, 1, only
+		if d == 0 && w.doc != nil && v[0] == '{' {
+			f.pos, f.table = 0, true
+		}
 	}
 	return true
 }
@@ -154,6 +177,9 @@ func (w *RawWalker) nextChild(d int) ([]byte, bool) {
 		return w.lookupChild(f, c, w.set(d+1))
 	}
 	from, to := w.set(d), w.set(d+1)
+	if f.table {
+		return w.nextMember(f, c, from, to)
+	}
 	for f.pos > 0 {
 		if f.node[0] == '{' {
 			key, v, next := memberAt(f.node, f.pos)
@@ -183,7 +209,11 @@ func (w *RawWalker) lookupChild(f, c *rawFrame, to []uint64) ([]byte, bool) {
 	ok := false
 	switch f.node[0] {
 	case '{':
-		key, v, ok = rawMember(f.node, s.Name)
+		if f.table {
+			key, v, ok = w.doc.lookup(s.Name)
+		} else {
+			key, v, ok = rawMember(f.node, s.Name)
+		}
 		c.step = RawStep{Name: key, Index: -1}
 	case '[':
 		if s.Index >= 0 {
@@ -198,4 +228,20 @@ func (w *RawWalker) lookupChild(f, c *rawFrame, to []uint64) ([]byte, bool) {
 		w.close(to)
 	}
 	return v, ok
+}
+
+// nextMember is nextChild over the root's members, from the table.
+func (w *RawWalker) nextMember(f, c *rawFrame, from, to []uint64) ([]byte, bool) {
+	for {
+		key, v, ok := w.doc.member(f.pos)
+		if !ok {
+			f.pos = -1
+			return nil, false
+		}
+		f.pos++
+		if w.step(from, to, -1, func(n string) bool { return rawNameEquals(key, n) }) {
+			c.step = RawStep{Name: key, Index: -1}
+			return v, true
+		}
+	}
 }

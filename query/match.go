@@ -3,8 +3,10 @@ package query
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
 	"github.com/aqlstore/aqlstore/query/project"
@@ -56,12 +58,22 @@ var dropped = &Rejection{}
 // rejections (records false), a document that fails the constraints
 // costs one allocation-free MatchRaw and comes back as dropped; otherwise
 // every leaf is evaluated and recorded (R3).
+//
+// The constraints and the projection resolve their pointers through one
+// canon.RawDoc, so the document's top level (where RFC 8785 order puts a
+// member like "tool" after most of the bytes) is skimmed once, not once
+// per walk.
 func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
-	raw := doc.JSON()
-	if !records && !ev.MatchRaw(in.Constraints, raw) {
+	rd := rawDocs.Get().(*canon.RawDoc)
+	rd.Reset(doc.JSON())
+	defer func() {
+		rd.Reset(nil)
+		rawDocs.Put(rd)
+	}()
+	if !records && !ev.MatchRawDoc(in.Constraints, rd) {
 		return nil, dropped, nil
 	}
-	passed, evals := ev.EvalRaw(in.Constraints, raw, nil)
+	passed, evals := ev.EvalRawDoc(in.Constraints, rd, nil)
 	rec := DecisionRecord{EvaluatedAt: at, Evaluations: evals, Outcome: "accept"}
 	id := candidateID(doc)
 	reject := func(outcome, why string) (*Candidate, *Rejection, error) {
@@ -74,7 +86,7 @@ func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, record
 	if why := qualityFailure(in.QualityFloor, doc.Signals); why != "" {
 		return reject("below_quality_floor", why)
 	}
-	payload, missing, err := project.ApplyRaw(raw, in.Projection.Include, in.Projection.Exclude)
+	payload, missing, err := project.ApplyRawDoc(rd, in.Projection.Include, in.Projection.Exclude)
 	if errors.Is(err, project.ErrMalformed) {
 		return nil, nil, fmt.Errorf("query: document %d: %w", doc.Num, err)
 	}
@@ -88,3 +100,7 @@ func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, record
 	}
 	return c, nil, nil
 }
+
+// rawDocs keeps the RawDocs judge reads documents through; their member
+// tables are worth reusing across documents.
+var rawDocs = sync.Pool{New: func() any { return new(canon.RawDoc) }}

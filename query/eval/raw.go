@@ -30,6 +30,7 @@ type rawState struct {
 	walker  canon.RawWalker
 	visitFn func([]byte) bool // e.visitRaw, bound once
 	unq     []byte            // the unescaped text of the current string value
+	doc     *canon.RawDoc     // the bytes' table of root members, during MatchRawDoc and EvalRawDoc
 }
 
 // MatchRaw is Match over doc, the canonical bytes of a document (RFC 8785,
@@ -59,10 +60,35 @@ func (e *Evaluator) EvalRaw(n *aql.Node, doc []byte, rec []aql.Evaluation) (bool
 	return ok, rec
 }
 
-// resolveRaw scans the values p selects in doc into e.scan.
+// MatchRawDoc is MatchRaw over d's bytes, resolving the leaves' paths
+// through d's table of root members, so that the leaves (and whatever else
+// the caller resolves over d) skim the document's top level once between
+// them. It allocates no more than MatchRaw. d is used only during the
+// call; it may have been used before and may be used after.
+func (e *Evaluator) MatchRawDoc(n *aql.Node, d *canon.RawDoc) bool {
+	e.raw.doc = d
+	ok := e.match(n, document{raw: d.Bytes(), isRaw: true})
+	e.scan, e.raw.doc = scan{}, nil
+	return ok
+}
+
+// EvalRawDoc is EvalRaw over d's bytes, through d's table as MatchRawDoc.
+func (e *Evaluator) EvalRawDoc(n *aql.Node, d *canon.RawDoc, rec []aql.Evaluation) (bool, []aql.Evaluation) {
+	e.raw.doc = d
+	ok, rec := e.eval(n, document{raw: d.Bytes(), isRaw: true}, rec)
+	e.scan, e.raw.doc = scan{}, nil
+	return ok, rec
+}
+
+// resolveRaw scans the values p selects in doc into e.scan, through
+// e.raw.doc's table when there is one (doc is then its bytes).
 func (e *Evaluator) resolveRaw(p *canon.Pointer, doc []byte) {
 	if e.raw.visitFn == nil {
 		e.raw.visitFn = e.visitRaw
+	}
+	if e.raw.doc != nil {
+		e.raw.walker.ResolveDoc(p, e.raw.doc, e.raw.visitFn)
+		return
 	}
 	e.raw.walker.Resolve(p, doc, e.raw.visitFn)
 }

@@ -39,6 +39,17 @@ func checkRawAgrees(t fataler, e *Evaluator, n *aql.Node, c []byte, tree any) {
 	if d := cmp.Diff(wantRec, gotRec); d != "" {
 		t.Fatalf("records differ (-Eval +EvalRaw):\n%s\ndoc %s", d, c)
 	}
+	// The table path, with one RawDoc shared by the calls as judge shares
+	// it, so that later calls meet a table the earlier ones built.
+	d := canon.NewRawDoc(c)
+	mt := e.MatchRawDoc(n, d)
+	gotT, gotTRec := e.EvalRawDoc(n, d, nil)
+	if mt != want || gotT != want || e.MatchRawDoc(n, d) != want {
+		t.Fatalf("Eval %v, EvalRawDoc %v, MatchRawDoc %v\ndoc %s", want, gotT, mt, c)
+	}
+	if d := cmp.Diff(wantRec, gotTRec); d != "" {
+		t.Fatalf("records differ (-Eval +EvalRawDoc):\n%s\ndoc %s", d, c)
+	}
 }
 
 // TestRawMatchesTree: on random documents and random constraint trees over
@@ -146,6 +157,11 @@ func TestRawAllocations(t *testing.T) {
 		e.MatchRaw(n, c) // the walker grows to the document's depth once
 		if allocs := testing.AllocsPerRun(100, func() { e.MatchRaw(n, c) }); allocs != 0 {
 			t.Errorf("%s: %v allocations per MatchRaw", src, allocs)
+		}
+		d := canon.NewRawDoc(c)
+		e.MatchRawDoc(n, d) // and the table to the document's width
+		if allocs := testing.AllocsPerRun(100, func() { d.Reset(c); e.MatchRawDoc(n, d) }); allocs != 0 {
+			t.Errorf("%s: %v allocations per MatchRawDoc", src, allocs)
 		}
 	}
 }

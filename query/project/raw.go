@@ -22,13 +22,28 @@ import (
 // of what it could read; it never panics. ApplyRaw is safe for concurrent
 // use.
 func ApplyRaw(doc []byte, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
+	return applyRaw(doc, nil, include, exclude)
+}
+
+// ApplyRawDoc is ApplyRaw over d's bytes, resolving the pointers and
+// building the payload's top level through d's table of root members, so
+// that the projection (and whatever else the caller resolves over d, such
+// as EvalRawDoc) skims the document's top level once. The payload shares
+// nothing with d. d is used only during the call; ApplyRawDoc is safe for
+// concurrent use with distinct RawDocs.
+func ApplyRawDoc(d *canon.RawDoc, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
+	return applyRaw(d.Bytes(), d, include, exclude)
+}
+
+// applyRaw is ApplyRaw, through rd's table when rd (doc's RawDoc) is set.
+func applyRaw(doc []byte, rd *canon.RawDoc, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
 	if len(doc) == 0 || doc[0] != '{' {
 		return nil, nil, notObjectRaw(doc)
 	}
 	r := markers.Get().(*rawMarker)
 	defer markers.Put(r)
-	r.root = &mark{}
-	defer func() { r.root = nil }()
+	r.root, r.doc = &mark{}, rd
+	defer func() { r.root, r.doc = nil, nil }()
 	for _, p := range include {
 		if !r.markAll(doc, p, func(m *mark) { m.include = true }) {
 			missing = append(missing, p.String())
@@ -37,7 +52,7 @@ func ApplyRaw(doc []byte, include, exclude []*canon.Pointer) (payload map[string
 	for _, p := range exclude {
 		r.markAll(doc, p, func(m *mark) { m.exclude = true })
 	}
-	out, ok, err := buildRaw(doc, r.root, false)
+	out, ok, err := buildRaw(doc, rd, r.root, false)
 	switch {
 	case err != nil:
 		return nil, nil, err
@@ -74,6 +89,7 @@ var markers = sync.Pool{New: func() any { return new(rawMarker) }}
 // rawMarker marks the nodes pointers select in canonical bytes.
 type rawMarker struct {
 	root   *mark
+	doc    *canon.RawDoc // the document's table, when the caller has one
 	walker canon.RawWalker
 	path   []step
 }
@@ -82,7 +98,7 @@ type rawMarker struct {
 // reports whether there was any.
 func (r *rawMarker) markAll(doc []byte, p *canon.Pointer, set func(*mark)) bool {
 	found := false
-	r.walker.ResolvePath(p, doc, func(path []canon.RawStep, _ []byte) bool {
+	visit := func(path []canon.RawStep, _ []byte) bool {
 		r.path = r.path[:0]
 		for _, s := range path {
 			r.path = append(r.path, rawStep(s))
@@ -90,7 +106,12 @@ func (r *rawMarker) markAll(doc []byte, p *canon.Pointer, set func(*mark)) bool 
 		set(r.root.at(r.path))
 		found = true
 		return true
-	})
+	}
+	if r.doc != nil {
+		r.walker.ResolvePathDoc(p, r.doc, visit)
+	} else {
+		r.walker.ResolvePath(p, doc, visit)
+	}
 	return found
 }
 
@@ -105,8 +126,9 @@ func rawStep(s canon.RawStep) step {
 }
 
 // buildRaw is build over the raw value v: the subtrees it keeps are
-// decoded, the others only skipped.
-func buildRaw(v []byte, m *mark, all bool) (any, bool, error) {
+// decoded, the others only skipped. rd, set only for the root, is v's
+// RawDoc, whose table lists v's members.
+func buildRaw(v []byte, rd *canon.RawDoc, m *mark, all bool) (any, bool, error) {
 	if m != nil {
 		if m.exclude {
 			return nil, false, nil
@@ -121,7 +143,7 @@ func buildRaw(v []byte, m *mark, all bool) (any, bool, error) {
 	}
 	switch v[0] {
 	case '{':
-		return buildObjectRaw(v, m, all)
+		return buildObjectRaw(v, rd, m, all)
 	case '[':
 		return buildArrayRaw(v, m, all)
 	}
@@ -145,17 +167,18 @@ func shorten(v []byte) []byte {
 	return v
 }
 
-// buildObjectRaw is buildObject over the members of the raw object v.
-func buildObjectRaw(v []byte, m *mark, all bool) (any, bool, error) {
+// buildObjectRaw is buildObject over the members of the raw object v, as
+// rd's table lists them when rd is set.
+func buildObjectRaw(v []byte, rd *canon.RawDoc, m *mark, all bool) (any, bool, error) {
 	out := make(map[string]any)
 	var err error
-	canon.EachMember(v, func(key, x []byte) bool {
+	each := func(key, x []byte) bool {
 		name, owned := memberName(key)
 		km := m.child(step{name: name, index: -1})
 		if km == nil && !all {
 			return true
 		}
-		y, ok, e := buildRaw(x, km, all)
+		y, ok, e := buildRaw(x, nil, km, all)
 		if err = e; err != nil {
 			return false
 		}
@@ -166,7 +189,12 @@ func buildObjectRaw(v []byte, m *mark, all bool) (any, bool, error) {
 			out[name] = y
 		}
 		return true
-	})
+	}
+	if rd != nil {
+		rd.EachMember(each)
+	} else {
+		canon.EachMember(v, each)
+	}
 	return out, all || len(out) > 0, err
 }
 
@@ -193,7 +221,7 @@ func buildArrayRaw(v []byte, m *mark, all bool) (any, bool, error) {
 		if km == nil && !all {
 			return true
 		}
-		y, ok, e := buildRaw(x, km, all)
+		y, ok, e := buildRaw(x, nil, km, all)
 		if err = e; err != nil {
 			return false
 		}

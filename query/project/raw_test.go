@@ -43,6 +43,32 @@ func rawAgreement(c []byte, tree any, include, exclude []*canon.Pointer) string 
 	case (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error():
 		return "error " + cmp.Diff(errText(wantErr), errText(gotErr))
 	}
+	if d := docAgreement(c, include, exclude); d != "" {
+		return d
+	}
+	return ""
+}
+
+// docAgreement is "" when ApplyRawDoc gives exactly ApplyRaw over c, both
+// on a fresh RawDoc and on one whose table a resolve has half built (as
+// judge leaves it after evaluating the constraints).
+func docAgreement(c []byte, include, exclude []*canon.Pointer) string {
+	want, wantMissing, wantErr := ApplyRaw(c, include, exclude)
+	for _, warm := range append([]*canon.Pointer{nil}, include...) {
+		d := canon.NewRawDoc(c)
+		if warm != nil {
+			warm.ResolveRawDoc(d, func([]byte) bool { return false })
+		}
+		got, gotMissing, gotErr := ApplyRawDoc(d, include, exclude)
+		switch {
+		case !reflect.DeepEqual(got, want):
+			return "payload (-ApplyRaw +ApplyRawDoc):\n" + cmp.Diff(want, got)
+		case !slices.Equal(gotMissing, wantMissing):
+			return "missing (ApplyRawDoc) " + cmp.Diff(wantMissing, gotMissing)
+		case errText(gotErr) != errText(wantErr) || !errors.Is(gotErr, ErrMalformed) && errors.Is(wantErr, ErrMalformed):
+			return "error (ApplyRawDoc) " + cmp.Diff(errText(wantErr), errText(gotErr))
+		}
+	}
 	return ""
 }
 
@@ -111,6 +137,26 @@ func TestApplyRawMalformed(t *testing.T) {
 		_, _, err := ApplyRaw([]byte(s), pointers(t, []string{"/a", "/**"}), pointers(t, []string{"/a/b"}))
 		if s == `` && !errors.Is(err, ErrMalformed) {
 			t.Errorf("ApplyRaw(%q) = %v, want ErrMalformed", s, err)
+		}
+	}
+}
+
+// TestApplyRawDocOdd: on bytes that are not canonical (malformed members,
+// duplicate names, names escaped differently, other roots) ApplyRawDoc
+// gives exactly what ApplyRaw gives.
+func TestApplyRawDocOdd(t *testing.T) {
+	docs := []string{``, `{`, `{}`, `{"a":`, `{"a":[1,`, `{"a":{"b":tru}}`, `{"a":"x\q"}`, `{"a":1,}`, `{"a":,"b":1}`,
+		`{"a":1,"b":}`, `{"a":1 x}`, `{"a":1,"a":2}`, `{"a":{"b":1},"a":{"c":2}}`, `{"\u0061":1,"a":2}`,
+		`{"a\\b":1,"a\u005cb":2}`, `{"":{"":1},"*":2}`, `[{"a":1}]`, `"x"`, `null`, `3`}
+	sets := [][2][]string{
+		{{"/a"}, nil}, {{"/a", "/**"}, {"/a/b"}}, {{"/*"}, nil}, {{"/b", "/a/c"}, {"/a"}}, {{"/"}, {"/a/b"}},
+		{{"/*/b"}, nil}, {{`/a\b`, "//"}, nil}, {{"/missing"}, {"/*"}},
+	}
+	for _, s := range docs {
+		for _, set := range sets {
+			if d := docAgreement([]byte(s), pointers(t, set[0]), pointers(t, set[1])); d != "" {
+				t.Errorf("%s include %v exclude %v: %s", s, set[0], set[1], d)
+			}
 		}
 	}
 }
