@@ -70,10 +70,30 @@ func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, record
 		rd.Reset(nil)
 		rawDocs.Put(rd)
 	}()
-	if !records && !ev.MatchRawDoc(in.Constraints, rd) {
+	return judgeWith(in, at, doc, records, docWalks{
+		match: func() bool { return ev.MatchRawDoc(in.Constraints, rd) },
+		eval:  func() (bool, []aql.Evaluation) { return ev.EvalRawDoc(in.Constraints, rd, nil) },
+		apply: func() (map[string]any, []string, error) {
+			return project.ApplyRawDoc(rd, in.Projection.Include, in.Projection.Exclude)
+		},
+	})
+}
+
+// docWalks are the three reads of one document judging needs: whether it
+// matches the constraints, every leaf's evaluation, and its projection.
+type docWalks struct {
+	match func() bool
+	eval  func() (bool, []aql.Evaluation)
+	apply func() (map[string]any, []string, error)
+}
+
+// judgeWith is judge over any way of reading the document (R3, the
+// quality floor, R4).
+func judgeWith(in *aql.Intent, at string, doc *store.Doc, records bool, w docWalks) (*Candidate, *Rejection, error) {
+	if !records && !w.match() {
 		return nil, dropped, nil
 	}
-	passed, evals := ev.EvalRawDoc(in.Constraints, rd, nil)
+	passed, evals := w.eval()
 	rec := DecisionRecord{EvaluatedAt: at, Evaluations: evals, Outcome: "accept"}
 	id := candidateID(doc)
 	reject := func(outcome, why string) (*Candidate, *Rejection, error) {
@@ -86,7 +106,7 @@ func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, record
 	if why := qualityFailure(in.QualityFloor, doc.Signals); why != "" {
 		return reject("below_quality_floor", why)
 	}
-	payload, missing, err := project.ApplyRawDoc(rd, in.Projection.Include, in.Projection.Exclude)
+	payload, missing, err := w.apply()
 	if errors.Is(err, project.ErrMalformed) {
 		return nil, nil, fmt.Errorf("query: document %d: %w", doc.Num, err)
 	}

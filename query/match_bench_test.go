@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -19,38 +18,16 @@ import (
 // judgeBytes is judge as it was before the RawDoc: every walk (MatchRaw,
 // EvalRaw, ApplyRaw) starts again from the root of the bytes. It is kept
 // here as the reference judge must agree with, and as the benchmark's
-// baseline.
+// baseline; the judging around the walks is judge's own (judgeWith).
 func judgeBytes(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
 	raw := doc.JSON()
-	if !records && !ev.MatchRaw(in.Constraints, raw) {
-		return nil, dropped, nil
-	}
-	passed, evals := ev.EvalRaw(in.Constraints, raw, nil)
-	rec := DecisionRecord{EvaluatedAt: at, Evaluations: evals, Outcome: "accept"}
-	id := candidateID(doc)
-	reject := func(outcome, why string) (*Candidate, *Rejection, error) {
-		rec.Outcome, rec.Explanation = outcome, why
-		return nil, &Rejection{CandidateID: id, Record: rec}, nil
-	}
-	if !passed {
-		return reject("reject", failedExplanation(evals))
-	}
-	if why := qualityFailure(in.QualityFloor, doc.Signals); why != "" {
-		return reject("below_quality_floor", why)
-	}
-	payload, missing, err := project.ApplyRaw(raw, in.Projection.Include, in.Projection.Exclude)
-	if errors.Is(err, project.ErrMalformed) {
-		return nil, nil, fmt.Errorf("query: document %d: %w", doc.Num, err)
-	}
-	if err != nil || len(missing) > 0 {
-		return reject("reject", projectionExplanation(missing, err))
-	}
-	rec.Explanation = "all constraints satisfied"
-	c := &Candidate{CandidateID: id, Payload: payload, Record: rec, num: doc.Num}
-	if doc.Signals != nil {
-		c.Score, c.cost = doc.Signals.Score, doc.Signals.Cost
-	}
-	return c, nil, nil
+	return judgeWith(in, at, doc, records, docWalks{
+		match: func() bool { return ev.MatchRaw(in.Constraints, raw) },
+		eval:  func() (bool, []aql.Evaluation) { return ev.EvalRaw(in.Constraints, raw, nil) },
+		apply: func() (map[string]any, []string, error) {
+			return project.ApplyRaw(raw, in.Projection.Include, in.Projection.Exclude)
+		},
+	})
 }
 
 // manifestDocs puts n generated manifests (seed 1) in an indexed store and
