@@ -46,12 +46,20 @@ func (b *bodies) get(key, dst []byte) ([]byte, bool, error) {
 // read runs fn on a new view of the store and a body reader on it, and
 // closes both.
 func (s *Store) read(fn func(v *view, bs *bodies) error) error {
+	return s.readView(func(v *view) error {
+		bs, err := newBodies(v)
+		if err != nil {
+			return err
+		}
+		defer bs.close()
+		return fn(v, bs)
+	})
+}
+
+// readView runs fn on a new view of the store, for reads of records and
+// keys only, and closes it.
+func (s *Store) readView(fn func(v *view) error) error {
 	v := s.kv.newView()
 	defer v.close()
-	bs, err := newBodies(v)
-	if err != nil {
-		return err
-	}
-	defer bs.close()
-	return fn(v, bs)
+	return fn(v)
 }

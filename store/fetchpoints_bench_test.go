@@ -8,16 +8,15 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
-// BenchmarkFetchPoints compares the two ways fetchPoints can read the
-// records of sparse and dense candidate bitmaps: seeking one cursor
-// forward (the default) or a point read per candidate (fetchPointsByGet).
-// Bodies are read through the body cursor either way.
+// BenchmarkFetchPoints compares two ways to read the records of sparse and
+// dense candidate bitmaps: seeking one cursor forward (what fetchPoints
+// does) or a point read per candidate. Bodies are read through the body
+// cursor either way.
 //
 //	go test -run '^$' -bench FetchPoints -benchtime 20x ./store/
 func BenchmarkFetchPoints(b *testing.B) {
 	s, refs := openScanBench(b)
 	ctx := context.Background()
-	defer func() { fetchPointsByGet = false }()
 	for _, share := range []struct {
 		name string
 		per  int // documents per 10000
@@ -38,14 +37,27 @@ func BenchmarkFetchPoints(b *testing.B) {
 				name = share.name + "/get"
 			}
 			b.Run(name, func(b *testing.B) {
-				fetchPointsByGet = byGet
 				docs, i := 0, 0
 				for b.Loop() {
-					for _, err := range s.Fetch(ctx, sets[i%len(sets)], false) {
-						if err != nil {
-							b.Fatal(err)
+					err := s.read(func(v *view, bs *bodies) error {
+						get := v.get
+						if !byGet {
+							start := []byte{prefixDoc}
+							recs, err := v.cursor(start, prefixEnd(start))
+							if err != nil {
+								return err
+							}
+							defer recs.close()
+							get = recs.seek
 						}
-						docs++
+						return eachRecord(ctx, sets[i%len(sets)], get, func(num uint32, rec *record) error {
+							docs++
+							_, err := bs.body(num, rec)
+							return err
+						})
+					})
+					if err != nil {
+						b.Fatal(err)
 					}
 					i++
 				}

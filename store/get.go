@@ -161,12 +161,10 @@ func yieldDoc(yield func(*Doc, error) bool, bs *bodies, principal string, num ui
 	return nil
 }
 
-// fetchPointsByGet makes fetchPoints read records by point reads rather
-// than through a cursor. Only BenchmarkFetchPoints sets it, to compare the two.
-var fetchPointsByGet = false
-
 // fetchPoints seeks each candidate's record with one cursor: candidates
-// come in ascending order, so each seek starts where the last one ended.
+// come in ascending order, so each seek starts where the last one ended
+// (BenchmarkFetchPoints, 20k manifests: as fast as a point read per
+// candidate at 0.1%, 1.3x at 1%, 2.4x at 10%, 3x at 50%).
 func (s *Store) fetchPoints(ctx context.Context, v *view, nums *roaring.Bitmap, emit func(uint32, *record) error) error {
 	start := []byte{prefixDoc}
 	recs, err := v.cursor(start, prefixEnd(start))
@@ -174,10 +172,13 @@ func (s *Store) fetchPoints(ctx context.Context, v *view, nums *roaring.Bitmap, 
 		return err
 	}
 	defer recs.close()
-	get := recs.seek
-	if fetchPointsByGet {
-		get = v.get
-	}
+	return eachRecord(ctx, nums, recs.seek, emit)
+}
+
+// eachRecord reads the record of every number in nums with get and calls
+// emit with those that exist.
+func eachRecord(ctx context.Context, nums *roaring.Bitmap, get func(key, dst []byte) ([]byte, bool, error),
+	emit func(uint32, *record) error) error {
 	it := nums.Iterator()
 	for it.HasNext() {
 		if err := ctx.Err(); err != nil {

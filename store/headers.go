@@ -14,7 +14,7 @@ import (
 func (s *Store) FetchHeaders(ctx context.Context, nums *roaring.Bitmap) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
 		principal := Principal(ctx)
-		err := s.read(func(v *view, _ *bodies) error {
+		err := s.readView(func(v *view) error {
 			return s.fetchPoints(ctx, v, nums, func(num uint32, rec *record) error {
 				if !visible(principal, rec.owner) {
 					return nil
