@@ -1,16 +1,17 @@
 package store
 
 // DiskUsage is the store's on-disk footprint split by what the bytes hold,
-// estimated by Pebble from its sstables (compressed bytes; the WAL and
-// memtables are not counted, so flush first for a full figure).
+// estimated by Pebble from its sstables (compressed bytes; the WAL is not
+// counted).
 type DiskUsage struct {
 	Documents uint64 // everything else: blobs, records, keys and receipts
 	Index     uint64 // index postings and dictionary (the 'X' prefix)
 	Total     uint64
 }
 
-// DiskUsage estimates the store's sstable bytes by key family. It is a
-// cheap metadata read: no document or posting is touched.
+// DiskUsage flushes the memtable, so that every write is in an sstable,
+// and estimates the sstable bytes by key family from Pebble's metadata:
+// no document or posting is read.
 func (s *Store) DiskUsage() (*DiskUsage, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
