@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -30,4 +31,39 @@ func BenchmarkIndexedPut(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// BenchmarkExtract walks generated manifests' canonical bytes with the
+// posting extractor (no store) and reports how many postings a manifest
+// has in all, and how many are trigrams, equality, range and existence
+// postings: the count behind indexed ingest's cost.
+func BenchmarkExtract(b *testing.B) {
+	const docs = 200
+	bodies := make([][]byte, docs)
+	for i := range bodies {
+		body, _ := corpus.Document("manifest", 1, i, nil)
+		c, err := canon.Canonicalize(nil, body, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies[i] = c
+	}
+	counts := map[byte]int{}
+	var x extractor
+	x.emit = func(_ []byte, fam byte, _ []byte) { counts[fam]++ }
+	n := 0
+	for b.Loop() {
+		x.path = x.path[:0]
+		x.walk(bodies[n%docs])
+		n++
+	}
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	b.ReportMetric(float64(total)/float64(n), "postings/doc")
+	b.ReportMetric(float64(counts[famGram])/float64(n), "trigrams/doc")
+	b.ReportMetric(float64(counts[famEq])/float64(n), "eq/doc")
+	b.ReportMetric(float64(counts[famRange])/float64(n), "range/doc")
+	b.ReportMetric(float64(counts[famExists])/float64(n), "exists/doc")
 }
