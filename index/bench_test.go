@@ -67,3 +67,50 @@ func BenchmarkExtract(b *testing.B) {
 	b.ReportMetric(float64(counts[famRange])/float64(n), "range/doc")
 	b.ReportMetric(float64(counts[famExists])/float64(n), "exists/doc")
 }
+
+// BenchmarkPaths resolves a wildcard pointer against the path dictionary
+// of 1,000 generated manifests three ways: remembered (Paths, the memo
+// hit every query after the first sees), matched against the decoded
+// dictionary (a memo miss), and decoding every path's segments first (as
+// Paths did before the dictionary kept them decoded).
+func BenchmarkPaths(b *testing.B) {
+	s, ix, err := Open(b.TempDir(), &store.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	batch := make([]store.Document, 0, 1000)
+	for i := range 1000 {
+		body, _ := corpus.Document("manifest", 1, i, nil)
+		batch = append(batch, store.Document{Body: body})
+	}
+	if _, err := s.PutBatch(context.Background(), batch); err != nil {
+		b.Fatal(err)
+	}
+	ptr := canon.MustParsePointer("/tool/categories/*")
+	b.Run("memo", func(b *testing.B) {
+		for b.Loop() {
+			ix.Paths(ptr)
+		}
+		b.ReportMetric(float64(len(ix.dict)), "dictionary-paths")
+	})
+	b.Run("decoded-dictionary", func(b *testing.B) {
+		for b.Loop() {
+			ix.memoM.Lock()
+			ix.memo = nil
+			ix.memoM.Unlock()
+			ix.Paths(ptr)
+		}
+	})
+	b.Run("decode-each-path", func(b *testing.B) {
+		pat := ptr.Segments()
+		for b.Loop() {
+			var ids []uint32
+			for p, id := range ix.ids {
+				if match(pat, p.segments()) != noMatch {
+					ids = append(ids, id)
+				}
+			}
+		}
+	})
+}
