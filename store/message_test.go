@@ -18,6 +18,8 @@ import (
 
 // aidpFixture reads a message of canon/aidp's testdata (written by this
 // project) and applies edits to its payload.
+// aidpFixture returns the §19 example message name with payload members
+// replaced by edit (an object value is merged into the fixture's object).
 func aidpFixture(t testing.TB, name string, edit map[string]any) []byte {
 	t.Helper()
 	b, err := os.ReadFile("../canon/aidp/testdata/" + name)
@@ -30,6 +32,12 @@ func aidpFixture(t testing.TB, name string, edit map[string]any) []byte {
 	}
 	p := m["payload"].(map[string]any)
 	for k, v := range edit {
+		if obj, ok := v.(map[string]any); ok { // merged into the fixture's object
+			for kk, vv := range obj {
+				p[k].(map[string]any)[kk] = vv
+			}
+			continue
+		}
 		p[k] = v
 	}
 	out, err := json.Marshal(m)
@@ -468,3 +476,9 @@ func TestDryRunSeesEarlierDocuments(t *testing.T) {
 		t.Fatalf("a dry run stored %d documents", st.Documents)
 	}
 }
+
+// The message fixtures, for the external test package (messages_query_test.go).
+var (
+	AIDPFixture       = aidpFixture
+	ExecIntentFixture = execIntent
+)

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
-	"github.com/aqlstore/aqlstore/canon/execintent"
 	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/query"
 	"github.com/aqlstore/aqlstore/query/aql"
@@ -37,57 +34,13 @@ func openIndexed(t testing.TB) (*store.Store, *index.Index) {
 	return s, ix
 }
 
-func fixture(t testing.TB, name string, edit map[string]any) []byte {
-	t.Helper()
-	b, err := os.ReadFile("../canon/aidp/testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	p := m["payload"].(map[string]any)
-	for k, v := range edit {
-		if obj, ok := v.(map[string]any); ok {
-			for kk, vv := range obj {
-				p[k].(map[string]any)[kk] = vv
-			}
-			continue
-		}
-		p[k] = v
-	}
-	out, _ := json.Marshal(m)
-	return out
-}
-
 func envelope(t testing.TB, id, agent string) []byte {
-	return fixture(t, "ie-19.1.json", map[string]any{"envelope_id": id, "actor_ref": map[string]any{"agent_id": agent}})
+	return store.AIDPFixture(t, "ie-19.1.json", map[string]any{"envelope_id": id, "actor_ref": map[string]any{"agent_id": agent}})
 }
 
 func observation(t testing.TB, env, exec, status, boundary string) []byte {
-	return fixture(t, "ob-19.2.json", map[string]any{"envelope_id": env, "execution_id": exec, "status": status,
+	return store.AIDPFixture(t, "ob-19.2.json", map[string]any{"envelope_id": env, "execution_id": exec, "status": status,
 		"attestation": map[string]any{"boundary_id": boundary}})
-}
-
-func execIntent(t testing.TB, id, idem, nonce string, cents int) []byte {
-	t.Helper()
-	hex := strings.Repeat("cd", 32)
-	created := time.Date(2026, 4, 5, 12, 0, 0, 0, time.UTC)
-	doc, err := execintent.Seal(map[string]any{
-		"schemaVersion": "ExecutionIntent.v1", "intentId": id, "tenantId": "tenant_acme", "agentId": "agt_1",
-		"requestFingerprint": map[string]any{"canonicalization": "rfc8785-jcs", "method": "POST", "path": "/v1/pay",
-			"querySha256": hex, "bodySha256": hex, "requestSha256": hex},
-		"riskProfile": map[string]any{"riskClass": "financial", "sideEffecting": true,
-			"expectedDeterminism": "deterministic", "maxLossCents": cents, "requiresHumanApproval": false},
-		"spendBounds":    map[string]any{"currency": "USD", "maxAmountCents": cents},
-		"policyBinding":  map[string]any{"policyId": "pol", "policyVersion": 1, "policyHash": hex, "verificationMethodHash": hex},
-		"idempotencyKey": idem, "nonce": nonce, "createdAt": created, "expiresAt": created.Add(time.Hour),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return canon.AppendValue(nil, doc)
 }
 
 func pairlMsg(mid, root, parent, cost string) []byte {
@@ -180,8 +133,8 @@ func TestAQLOverMessageViews(t *testing.T) {
 		t.Fatalf("messages with a cost: %q", got)
 	}
 
-	mustPut(t, s, execIntent(t, "int_a", "idem_aaaa", "nonce_aaaa", 100), store.RejectUnbound)
-	mustPut(t, s, execIntent(t, "int_b", "idem_bbbb", "nonce_bbbb", 900), store.RejectUnbound)
+	mustPut(t, s, store.ExecIntentFixture(t, "int_a", "idem_aaaa", "nonce_aaaa", 100), store.RejectUnbound)
+	mustPut(t, s, store.ExecIntentFixture(t, "int_b", "idem_bbbb", "nonce_bbbb", 900), store.RejectUnbound)
 	got = resolveBoth(t, s, ix, []canon.Kind{canon.KindExecutionIntent},
 		`[{"path":"/spendBounds/maxAmountCents","operator":"gt","value":500}]`)
 	if strings.Join(got, " ") != "int_b" {
@@ -234,7 +187,7 @@ func TestConcurrentMessagePuts(t *testing.T) {
 					{"ie " + env, envelope(t, env, agent), store.RejectUnbound},
 					{"ob " + env, observation(t, env, "x-1", []string{"executed", "failed"}[variant], "b"), store.RejectUnbound},
 					{"pairl " + env, pairlMsg(fmt.Sprintf("race%d", k), "", "", []string{"0.10", "0.20"}[variant]), store.RejectUnbound},
-					{"exec " + env, execIntent(t, fmt.Sprintf("int_race_%d", k), fmt.Sprintf("idem_race_%d_%d", k, variant),
+					{"exec " + env, store.ExecIntentFixture(t, fmt.Sprintf("int_race_%d", k), fmt.Sprintf("idem_race_%d_%d", k, variant),
 						fmt.Sprintf("nonce_race_%d", k), 100+variant), store.RejectUnbound},
 				}
 				for _, d := range docs {
