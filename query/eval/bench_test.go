@@ -16,16 +16,10 @@ const benchDocs = 4096
 // manifests decodes benchDocs generated manifests once.
 func manifests(b *testing.B) []any {
 	b.Helper()
-	docs := make([]any, benchDocs)
-	var buf []byte
-	for i := range docs {
-		var err error
-		if buf, err = corpus.Document("manifest", 1, i, buf[:0]); err != nil {
-			b.Fatal(err)
-		}
-		if docs[i], err = canon.Decode(buf, nil); err != nil {
-			b.Fatal(err)
-		}
+	canonical := canonicalManifests(b)
+	docs := make([]any, len(canonical))
+	for i, c := range canonical {
+		docs[i] = decodeCanonical(b, c)
 	}
 	return docs
 }
@@ -42,32 +36,27 @@ func BenchmarkEvaluate(b *testing.B) {
 		{"regex", `{"path": "/tool/name", "operator": "matches", "value": "^[A-Z].*tool"}`},
 	} {
 		n := mustCompile(b, bc.src, 100*time.Millisecond)
-		b.Run(bc.name+"/match", func(b *testing.B) { benchMatch(b, n, docs) })
-		b.Run(bc.name+"/eval", func(b *testing.B) { benchEval(b, n, docs) })
+		b.Run(bc.name+"/match", func(b *testing.B) {
+			benchLeaves(b, docs, func(e *Evaluator, _ []aql.Evaluation, d any) bool { return e.Match(n, d) })
+		})
+		b.Run(bc.name+"/eval", func(b *testing.B) {
+			benchLeaves(b, docs, func(e *Evaluator, rec []aql.Evaluation, d any) bool {
+				ok, _ := e.Eval(n, d, rec)
+				return ok
+			})
+		})
 	}
 }
 
-func benchMatch(b *testing.B, n *aql.Node, docs []any) {
-	e := New()
-	b.ReportAllocs()
-	i, hits := 0, 0
-	for b.Loop() {
-		if e.Match(n, docs[i%len(docs)]) {
-			hits++
-		}
-		i++
-	}
-	reportLeaves(b, i, hits)
-}
-
-func benchEval(b *testing.B, n *aql.Node, docs []any) {
+// benchLeaves runs judge over docs in turn, with a fresh Evaluator and a
+// records slice it may reuse, and reports leaves/s and the hit ratio.
+func benchLeaves[D any](b *testing.B, docs []D, judge func(e *Evaluator, rec []aql.Evaluation, doc D) bool) {
 	e := New()
 	rec := make([]aql.Evaluation, 0, 1)
 	b.ReportAllocs()
 	i, hits := 0, 0
 	for b.Loop() {
-		var ok bool
-		if ok, rec = e.Eval(n, docs[i%len(docs)], rec[:0]); ok {
+		if judge(e, rec[:0], docs[i%len(docs)]) {
 			hits++
 		}
 		i++
@@ -139,73 +128,31 @@ func BenchmarkEvaluateRaw(b *testing.B) {
 		{"exists", `{"path": "/governance/contact_email", "operator": "exists", "value": true}`},
 	} {
 		n := mustCompile(b, bc.src, 100*time.Millisecond)
-		b.Run(bc.name+"/decode+eval", func(b *testing.B) { benchDecodeEval(b, n, docs) })
-		b.Run(bc.name+"/decode+match", func(b *testing.B) { benchDecodeMatch(b, n, docs) })
-		b.Run(bc.name+"/evalraw", func(b *testing.B) { benchEvalRaw(b, n, docs) })
-		b.Run(bc.name+"/matchraw", func(b *testing.B) { benchMatchRaw(b, n, docs) })
+		b.Run(bc.name+"/decode+eval", func(b *testing.B) {
+			benchLeaves(b, docs, func(e *Evaluator, rec []aql.Evaluation, d []byte) bool {
+				ok, _ := e.Eval(n, decodeCanonical(b, d), rec)
+				return ok
+			})
+		})
+		b.Run(bc.name+"/decode+match", func(b *testing.B) {
+			benchLeaves(b, docs, func(e *Evaluator, _ []aql.Evaluation, d []byte) bool { return e.Match(n, decodeCanonical(b, d)) })
+		})
+		b.Run(bc.name+"/evalraw", func(b *testing.B) {
+			benchLeaves(b, docs, func(e *Evaluator, rec []aql.Evaluation, d []byte) bool {
+				ok, _ := e.EvalRaw(n, d, rec)
+				return ok
+			})
+		})
+		b.Run(bc.name+"/matchraw", func(b *testing.B) {
+			benchLeaves(b, docs, func(e *Evaluator, _ []aql.Evaluation, d []byte) bool { return e.MatchRaw(n, d) })
+		})
 	}
 }
 
-func benchDecodeEval(b *testing.B, n *aql.Node, docs [][]byte) {
-	e := New()
-	rec := make([]aql.Evaluation, 0, 1)
-	b.ReportAllocs()
-	i, hits := 0, 0
-	for b.Loop() {
-		doc, err := canon.DecodeCanonical(docs[i%len(docs)])
-		if err != nil {
-			b.Fatal(err)
-		}
-		var ok bool
-		if ok, rec = e.Eval(n, doc, rec[:0]); ok {
-			hits++
-		}
-		i++
+func decodeCanonical(b *testing.B, doc []byte) any {
+	v, err := canon.DecodeCanonical(doc)
+	if err != nil {
+		b.Fatal(err)
 	}
-	reportLeaves(b, i, hits)
-}
-
-func benchDecodeMatch(b *testing.B, n *aql.Node, docs [][]byte) {
-	e := New()
-	b.ReportAllocs()
-	i, hits := 0, 0
-	for b.Loop() {
-		doc, err := canon.DecodeCanonical(docs[i%len(docs)])
-		if err != nil {
-			b.Fatal(err)
-		}
-		if e.Match(n, doc) {
-			hits++
-		}
-		i++
-	}
-	reportLeaves(b, i, hits)
-}
-
-func benchEvalRaw(b *testing.B, n *aql.Node, docs [][]byte) {
-	e := New()
-	rec := make([]aql.Evaluation, 0, 1)
-	b.ReportAllocs()
-	i, hits := 0, 0
-	for b.Loop() {
-		var ok bool
-		if ok, rec = e.EvalRaw(n, docs[i%len(docs)], rec[:0]); ok {
-			hits++
-		}
-		i++
-	}
-	reportLeaves(b, i, hits)
-}
-
-func benchMatchRaw(b *testing.B, n *aql.Node, docs [][]byte) {
-	e := New()
-	b.ReportAllocs()
-	i, hits := 0, 0
-	for b.Loop() {
-		if e.MatchRaw(n, docs[i%len(docs)]) {
-			hits++
-		}
-		i++
-	}
-	reportLeaves(b, i, hits)
+	return v
 }
