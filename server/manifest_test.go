@@ -56,11 +56,19 @@ func TestManifestValidates(t *testing.T) {
 
 func manifestSchema(t *testing.T, dir string, formats bool) *jsonschema.Schema {
 	t.Helper()
+	return oapSchema(t, dir, formats, "oap-manifest.schema.json", "oap-action.schema.json", "oap-commerce-primitive.schema.json")
+}
+
+// oapSchema compiles the published OAP schema root from dir, with the
+// schemas it refers to (refs); formats turns on format assertions.
+func oapSchema(t *testing.T, dir string, formats bool, root string, refs ...string) *jsonschema.Schema {
+	t.Helper()
 	c := jsonschema.NewCompiler()
 	if formats {
 		c.AssertFormat()
 	}
-	for _, name := range []string{"oap-manifest.schema.json", "oap-action.schema.json", "oap-commerce-primitive.schema.json"} {
+	const base = "https://openagentprotocol.eu/schemas/v1.0/"
+	for _, name := range append([]string{root}, refs...) {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -69,11 +77,11 @@ func manifestSchema(t *testing.T, dir string, formats bool) *jsonschema.Schema {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.AddResource("https://openagentprotocol.eu/schemas/v1.0/"+name, doc); err != nil {
+		if err := c.AddResource(base+name, doc); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sch, err := c.Compile("https://openagentprotocol.eu/schemas/v1.0/oap-manifest.schema.json")
+	sch, err := c.Compile(base + root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,24 +72,7 @@ func validateResponse(t *testing.T, body []byte) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Skip("../shared is absent: the schema check is skipped")
 	}
-	c := jsonschema.NewCompiler()
-	for _, name := range []string{"oap-intent-response.schema.json", "oap-aql-decision.schema.json"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.AddResource("https://openagentprotocol.eu/schemas/v1.0/"+name, doc); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sch, err := c.Compile("https://openagentprotocol.eu/schemas/v1.0/oap-intent-response.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := oapSchema(t, dir, false, "oap-intent-response.schema.json", "oap-aql-decision.schema.json")
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
