@@ -3,7 +3,8 @@ package aidp
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/aqlstore/aqlstore/canon"
 )
 
 // The error_code values of draft §18.3, plus UNSUPPORTED_MEDIA_TYPE from
@@ -101,30 +102,15 @@ type ErrorList []*Error
 
 // Error formats one problem as *Error does, several one per line.
 func (l ErrorList) Error() string {
-	switch len(l) {
-	case 0:
+	if len(l) == 0 {
 		return "aidp: no errors"
-	case 1:
-		return l[0].Error()
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "aidp: %d problems:", len(l))
-	for _, e := range l {
-		b.WriteString("\n\t")
-		b.WriteString(strings.TrimPrefix(e.Error(), "aidp: "))
-	}
-	return b.String()
+	return canon.JoinProblems("aidp", l)
 }
 
 // Unwrap returns the errors of the list, so errors.Is and errors.As look
 // at each of them.
-func (l ErrorList) Unwrap() []error {
-	errs := make([]error, len(l))
-	for i, e := range l {
-		errs[i] = e
-	}
-	return errs
-}
+func (l ErrorList) Unwrap() []error { return canon.ProblemErrors(l) }
 
 // Code returns the code a Problem Details reply to the list carries: the
 // first problem's. All problems of one stage share a code except where a

@@ -3,7 +3,8 @@ package execintent
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/aqlstore/aqlstore/canon"
 )
 
 // Sentinel errors, checked with errors.Is. Every *Error wraps one.
@@ -63,23 +64,8 @@ type ErrorList []*Error
 
 // Error formats one problem as *Error does, several one per line.
 func (l ErrorList) Error() string {
-	if len(l) == 1 {
-		return l[0].Error()
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "execintent: %d problems:", len(l))
-	for _, e := range l {
-		b.WriteString("\n\t")
-		b.WriteString(strings.TrimPrefix(e.Error(), "execintent: "))
-	}
-	return b.String()
+	return canon.JoinProblems("execintent", l)
 }
 
 // Unwrap returns the errors of the list for errors.Is and errors.As.
-func (l ErrorList) Unwrap() []error {
-	errs := make([]error, len(l))
-	for i, e := range l {
-		errs[i] = e
-	}
-	return errs
-}
+func (l ErrorList) Unwrap() []error { return canon.ProblemErrors(l) }
