@@ -201,21 +201,11 @@ func (o obj) closed(known ...string) {
 	}
 }
 
-// typeName names the JSON type of a decoded value for error messages.
+// typeName is canon.TypeName, with a number's text ("the number 3"):
+// AIDP's problems name the value that broke a rule.
 func typeName(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case canon.Number:
-		return "the number " + string(v)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+	if n, ok := v.(canon.Number); ok {
+		return "the number " + string(n)
 	}
-	return fmt.Sprintf("%T", v)
+	return canon.TypeName(v)
 }
