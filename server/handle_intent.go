@@ -62,14 +62,10 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, in *aql.Intent)
 		s.writeProblem(w, r, *p)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
-	defer cancel()
-	resp, plan, err := s.resolveIntent(ctx, in, opts)
-	if err != nil {
-		s.refuseIntent(w, r, err, in)
+	resp, ok := s.resolveIntent(w, r, in, opts)
+	if !ok {
 		return
 	}
-	s.metrics.evaluated.WithLabelValues(plan).Add(float64(resp.Evaluated))
 	b, err := resp.MarshalJSON()
 	if err != nil {
 		s.cfg.Logger.Error("encode response", "err", err)
@@ -79,14 +75,22 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, in *aql.Intent)
 	writeJSON(w, http.StatusOK, contentJSON, b)
 }
 
-// resolveIntent resolves with the index when there is one, and says which
-// kind of plan ran (planKind).
-func (s *Server) resolveIntent(ctx context.Context, in *aql.Intent, opts *query.Options) (*query.Response, string, error) {
+// resolveIntent resolves in within the query timeout, through the index,
+// and counts the evaluated candidates by plan kind; on failure it has
+// answered the request (refuseIntent) and reports false.
+func (s *Server) resolveIntent(w http.ResponseWriter, r *http.Request, in *aql.Intent, opts *query.Options) (*query.Response, bool) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
+	defer cancel()
 	kind := planScan
 	opts.Index = s.cfg.Index
 	opts.Explain = func(p *query.Plan) { kind = planKind(p) }
 	resp, err := query.Resolve(ctx, s.cfg.Store, in, opts)
-	return resp, kind, err
+	if err != nil {
+		s.refuseIntent(w, r, err, in)
+		return nil, false
+	}
+	s.metrics.evaluated.WithLabelValues(kind).Add(float64(resp.Evaluated))
+	return resp, true
 }
 
 // planKind names a plan for the metrics: scan (no index), index

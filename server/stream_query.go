@@ -40,14 +40,10 @@ func (s *Server) streamHeader(in *aql.Intent, at time.Time) map[string]any {
 
 // streamRanked resolves, then sends each ranked candidate.
 func (s *Server) streamRanked(w http.ResponseWriter, r *http.Request, in *aql.Intent, opts *query.Options) {
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.QueryTimeout)
-	defer cancel()
-	resp, plan, err := s.resolveIntent(ctx, in, opts)
-	if err != nil {
-		s.refuseIntent(w, r, err, in)
+	resp, ok := s.resolveIntent(w, r, in, opts)
+	if !ok {
 		return
 	}
-	s.metrics.evaluated.WithLabelValues(plan).Add(float64(resp.Evaluated))
 	e, done, err := s.startSSE(w)
 	if err != nil {
 		s.streamRefused(w, r, err)
