@@ -104,12 +104,16 @@ func BenchmarkPaths(b *testing.B) {
 	})
 	b.Run("decode-each-path", func(b *testing.B) {
 		pat := ptr.Segments()
+		want, _ := ix.Paths(ptr)
 		for b.Loop() {
 			var ids []uint32
 			for p, id := range ix.ids {
 				if match(pat, p.segments()) != noMatch {
 					ids = append(ids, id)
 				}
+			}
+			if len(ids) != len(want) {
+				b.Fatalf("decoding each path found %d paths, Paths %d", len(ids), len(want))
 			}
 		}
 	})
