@@ -6,7 +6,7 @@ FUZZTIME ?= 10s
 FUZZMINTIME ?= 5s
 PKGS    := ./...
 
-.PHONY: all build test test-long vectors race fuzz fuzz-long bench bench-1m lint staticcheck demo serve loadtest clean
+.PHONY: all build test test-long vectors race fuzz fuzz-long bench bench-full bench-micro bench-1m lint staticcheck demo serve loadtest clean
 
 all: build
 
@@ -44,9 +44,22 @@ fuzz:
 fuzz-long:
 	$(MAKE) fuzz FUZZTIME=5m
 
-## bench: the micro-benchmarks (the comparison harness is under bench/).
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./canon/... ./store/... ./index/... ./query/...
+## bench: the comparison harness on 100,000 manifests (a few minutes): aqlstore
+## against its own full scan, SQLite and PostgreSQL (installed with apt-get when
+## missing and run as root, else skipped), every answer checked before timing.
+## Writes REPORT.md, results.json and charts to $(BENCH_OUT).
+BENCH_OUT   ?= bench/results/100k
+BENCH_FLAGS ?=
+bench: build
+	$(BIN) bench --docs 100000 --out $(BENCH_OUT) $(BENCH_FLAGS)
+
+## bench-full: the same on 1,000,000 manifests (about an hour, 15 GB of scratch disk).
+bench-full: build
+	$(BIN) bench --docs 1000000 --budget 5 --out bench/results/1m $(BENCH_FLAGS)
+
+## bench-micro: the Go micro-benchmarks of every package.
+bench-micro:
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./canon/... ./store/... ./index/... ./query/... ./bench/...
 
 ## bench-1m: the planner against the full scan on 1,000,000 generated manifests
 ## (the corpus is built once into $(BENCH_DIR), about 1.5 GB, and reused), the

@@ -87,7 +87,7 @@ func (m *Main) rootCommand() *cobra.Command {
 		&statsCommand{m: m}, &verifyCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
 		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
 		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m},
-		&serveCommand{m: m}, &loadtestCommand{m: m},
+		&serveCommand{m: m}, &loadtestCommand{m: m}, &benchCommand{m: m},
 		&threadCommand{m: m}, &traceCommand{m: m},
 		&pairlCommand{m: m},
 		&aidpCommand{m: m},

@@ -1,0 +1,106 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestRunSmall is the suite's short version: every workload on every
+// engine over a small corpus, each answer checked against the expected
+// count and aqlstore's. PostgreSQL is skipped with a message when no
+// server is installed.
+func TestRunSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a corpus into every engine")
+	}
+	cfg := Config{Docs: 10000, Seed: 1, WorkDir: t.TempDir(),
+		Settings: Settings{Warmup: 0, MinReps: 1, MaxReps: 1, BatchSize: 500}}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Skipped {
+		t.Logf("skipped %s: %s", s.Engine, s.Reason)
+	}
+	engines := map[string]bool{}
+	for _, e := range res.Engines {
+		engines[e.Engine] = true
+		if e.IngestPerSec <= 0 || e.DiskBytes <= 0 {
+			t.Errorf("%s: ingest %v docs/s, %d bytes on disk", e.Engine, e.IngestPerSec, e.DiskBytes)
+		}
+	}
+	for _, want := range []string{EngineAqlstore, EngineAqlstoreScan, EngineSQLite, EngineSQLiteIndexed} {
+		if !engines[want] {
+			t.Errorf("engine %s did not run", want)
+		}
+	}
+	if len(res.Workloads) != len(Workloads(1)) {
+		t.Fatalf("%d workloads measured, want %d", len(res.Workloads), len(Workloads(1)))
+	}
+	for _, w := range res.Workloads {
+		if w.Want == 0 {
+			t.Errorf("%s: no results at 10,000 documents: the workload checks nothing", w.Name)
+		}
+		if len(w.Runs) < 3 {
+			t.Errorf("%s: %d engines ran", w.Name, len(w.Runs))
+		}
+	}
+	if res.PhysicalScanMS <= 0 {
+		t.Errorf("physical scan %v ms", res.PhysicalScanMS)
+	}
+}
+
+// TestMismatchFailsTheRun gives SQLite a condition that answers another
+// question: the run must fail naming the workload and show the ids.
+func TestMismatchFailsTheRun(t *testing.T) {
+	ctx := context.Background()
+	a, err := newAqlstore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	sq, err := newSQLite(t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sq.Close()
+	src := &Source{Seed: 1, N: 2000}
+	for _, b := range []Backend{a, sq} {
+		if _, err := b.Load(ctx, src, 1000, func(int) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := Workloads(1)[1] // eq_0.1pct
+	wrong := *w
+	wrong.SQLite = sqliteCategory("sel_1pct")
+	cfg := Config{Docs: src.N, Settings: Settings{MinReps: 1, MaxReps: 1}, Progress: nopProgress{}}
+	_, err = cfg.measure(ctx, &wrong, []Engine{a.Engines()[0], sq})
+	if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), w.Name) || !strings.Contains(err.Error(), "sqlite") {
+		t.Fatalf("err = %v, want a mismatch naming %s and sqlite", err, w.Name)
+	}
+	// Same count, other ids: the diff lists them.
+	got := diff([]string{"a", "b", "c"}, []string{"a", "x", "c"})
+	if !strings.Contains(got, `result 1: want "b", got "x"`) {
+		t.Errorf("diff = %q", got)
+	}
+	if diff([]string{"a"}, []string{"a"}) != "" {
+		t.Error("equal answers reported as different")
+	}
+}
+
+// TestLargeCorpusNeedsFlag: above 1M manifests the run refuses unless
+// told, and says how much disk it would take.
+func TestLargeCorpusNeedsFlag(t *testing.T) {
+	cfg := Config{Docs: 10_000_000, WorkDir: t.TempDir(), Settings: DefaultSettings()}
+	if err := cfg.check(); err == nil || !strings.Contains(err.Error(), "--large") {
+		t.Fatalf("check = %v, want a refusal naming --large", err)
+	}
+	cfg.AllowLarge = true
+	if err := cfg.check(); err != nil && !strings.Contains(err.Error(), "free") {
+		t.Fatalf("check = %v", err)
+	}
+	os.RemoveAll(cfg.WorkDir)
+}

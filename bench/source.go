@@ -1,0 +1,79 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// Source is the corpus every backend loads: manifests 0..N-1 of Seed.
+type Source struct {
+	Seed uint64
+	N    int
+}
+
+// Each calls fn with every document in order: its candidate id (what
+// aqlstore names the manifest: tool.did "@" tool.version) and its JSON.
+// body is valid only during the call.
+func (s *Source) Each(ctx context.Context, fn func(i int, cid string, body []byte) error) error {
+	var buf []byte
+	for i := range s.N {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		var err error
+		if buf, err = corpus.Document(corpus.KindManifest, s.Seed, i, buf[:0]); err != nil {
+			return err
+		}
+		cid, err := candidateID(buf)
+		if err != nil {
+			return fmt.Errorf("manifest %d: %w", i, err)
+		}
+		if err := fn(i, cid, buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func candidateID(body []byte) (string, error) {
+	member := func(name string) (string, error) {
+		raw, ok := canon.Lookup(body, "tool", name)
+		if !ok {
+			return "", fmt.Errorf("no /tool/%s", name)
+		}
+		s, ok := canon.RawString(raw)
+		if !ok {
+			return "", fmt.Errorf("/tool/%s is not a string", name)
+		}
+		return s, nil
+	}
+	did, err := member("did")
+	if err != nil {
+		return "", err
+	}
+	ver, err := member("version")
+	return did + "@" + ver, err
+}
+
+// dirBytes is the size of every regular file under dir.
+func dirBytes(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	return n, err
+}
