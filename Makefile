@@ -55,7 +55,7 @@ bench: build
 
 ## bench-full: the same on 1,000,000 manifests (about an hour, 15 GB of scratch disk).
 bench-full: build
-	$(BIN) bench --docs 1000000 --budget 5 --out bench/results/1m $(BENCH_FLAGS)
+	$(BIN) bench --docs 1000000 --budget 3 --out bench/results/1m $(BENCH_FLAGS)
 
 ## bench-micro: the Go micro-benchmarks of every package.
 bench-micro:

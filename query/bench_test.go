@@ -24,6 +24,11 @@ import (
 //	                     runs (a 1M-manifest corpus takes minutes to build);
 //	                     without it the corpus lives in a temporary
 //	                     directory removed when the run ends
+//	AQLSTORE_BENCH_BLOCK_COMPRESSION
+//	                     store.Options.BlockCompression for the corpus
+//	                     (default: the store's default); reuse a corpus
+//	                     with the compression it was built with, since
+//	                     compactions rewrite blocks in the open store's
 //
 // e.g. AQLSTORE_BENCH_DOCS=1000000 AQLSTORE_BENCH_DIR=/tmp/aql1m \
 // go test -run XXX -bench 'Resolve|Open' -benchtime 200x ./query/
@@ -43,6 +48,10 @@ var (
 	benchErr   error
 )
 
+func benchOptions() *store.Options {
+	return &store.Options{NoSync: true, BlockCompression: os.Getenv("AQLSTORE_BENCH_BLOCK_COMPRESSION")}
+}
+
 // benchCorpus opens (once per run) the indexed corpus, building whatever
 // part of it is missing.
 func benchCorpus(b *testing.B) (*store.Store, *index.Index) {
@@ -54,7 +63,7 @@ func benchCorpus(b *testing.B) (*store.Store, *index.Index) {
 				return
 			}
 		}
-		benchStore, benchIndex, benchErr = index.Open(benchDir, &store.Options{NoSync: true})
+		benchStore, benchIndex, benchErr = index.Open(benchDir, benchOptions())
 		if benchErr != nil {
 			return
 		}
@@ -219,7 +228,7 @@ func BenchmarkOpen(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s2, _, err := index.Open(benchDir, nil)
+		s2, _, err := index.Open(benchDir, benchOptions())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -233,7 +242,7 @@ func BenchmarkOpen(b *testing.B) {
 	// After the loop: ResetTimer drops metrics reported before it.
 	b.ReportMetric(float64(du.Index)/float64(du.Documents), "index/doc-bytes")
 	b.ReportMetric(float64(du.Total)/float64(benchDocs()), "disk-bytes/doc")
-	benchStore, benchIndex, benchErr = index.Open(benchDir, &store.Options{NoSync: true})
+	benchStore, benchIndex, benchErr = index.Open(benchDir, benchOptions())
 	if benchErr != nil {
 		b.Fatal(benchErr)
 	}

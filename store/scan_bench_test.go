@@ -104,12 +104,20 @@ func BenchmarkFetch(b *testing.B) {
 
 // BenchmarkColdRead reads single random documents from a store whose
 // block cache (1 MiB) holds almost none of it, as a selective query on a
-// store much larger than its cache does, at three block sizes; it reports
-// the sstable bytes per document of each. An operation is one document.
+// store much larger than its cache does: at three block sizes with the
+// default zstd block compression, and at 16 KiB with snappy (MinLZ) and
+// none. It reports the sstable bytes per document of each. An operation
+// is one document.
 func BenchmarkColdRead(b *testing.B) {
-	for _, size := range []int{4 << 10, 8 << 10, 16 << 10} {
-		b.Run(fmt.Sprintf("block=%dKiB", size>>10), func(b *testing.B) {
-			s := openBench(b, &Options{BlockSize: size, CacheSize: 1 << 20, NoSync: true})
+	type variant struct {
+		size        int
+		compression string
+	}
+	variants := []variant{{4 << 10, "zstd"}, {8 << 10, "zstd"}, {16 << 10, "zstd"}, {16 << 10, "snappy"}, {16 << 10, "none"}}
+	for _, v := range variants {
+		size := v.size
+		b.Run(fmt.Sprintf("block=%dKiB/%s", size>>10, v.compression), func(b *testing.B) {
+			s := openBench(b, &Options{BlockSize: size, BlockCompression: v.compression, CacheSize: 1 << 20, NoSync: true})
 			refs := putAll(b, s, appendBenchDocs(b, nil, corpus.KindManifest, 0, scanStoreDocs), benchChunk)
 			diskBytesPerDoc(b, s, len(refs)) // compacts
 			du, err := s.DiskUsage()
