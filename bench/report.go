@@ -23,7 +23,27 @@ func WriteReport(w io.Writer, r *Result, charts []string) error {
 	writeLatency(m, r)
 	writeTails(m, r)
 	writeCharts(m, charts)
+	writeQuestions(m, r)
 	return m.err
+}
+
+// writeQuestions lists every workload as each engine was asked it.
+func writeQuestions(m *mdWriter, r *Result) {
+	if len(r.Workloads) == 0 {
+		return
+	}
+	m.heading("The workloads, as each engine was asked them")
+	m.printf("The SQL engines run `SELECT cid FROM docs WHERE <condition> ORDER BY cid` " +
+		"(`cid, body` for whole-document projections; `LIMIT` and keyset pagination for pages). " +
+		"aqlstore resolves a signed `full_set` discovery intent with these constraints, projecting `/tool/id` (`/` for whole-document projections).\n\n")
+	for i := range r.Workloads {
+		w := &r.Workloads[i]
+		m.printf("- **%s** (%s): %s\n", w.Name, w.Group, w.Description)
+		if w.PageSize > 0 {
+			m.printf("  - pages of %d\n", w.PageSize)
+		}
+		m.printf("  - AQL: `%s`\n  - SQLite: `%s`\n  - PostgreSQL: `%s`\n", w.Constraints, w.SQLite, w.Postgres)
+	}
 }
 
 // mdWriter writes Markdown, keeping the first error so the sections need

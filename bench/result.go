@@ -66,12 +66,17 @@ type EngineResult struct {
 // WorkloadResult is one workload's expected answer and every engine's
 // timing of it.
 type WorkloadResult struct {
-	Name        string    `json:"name"`
-	Group       string    `json:"group"`
-	Description string    `json:"description"`
-	Selectivity float64   `json:"selectivity"` // of the whole result, not of a page
-	Want        int       `json:"want"`        // results returned (all pages)
-	Pages       int       `json:"pages"`       // 1 unless the workload walks pages
+	Name        string  `json:"name"`
+	Group       string  `json:"group"`
+	Description string  `json:"description"`
+	Selectivity float64 `json:"selectivity"` // of the whole result, not of a page
+	Want        int     `json:"want"`        // results returned (all pages)
+	Pages       int     `json:"pages"`       // 1 unless the workload walks pages
+	// The question as each engine was asked it.
+	Constraints string    `json:"constraints"` // AQL constraint tree
+	PageSize    int       `json:"page_size"`   // 0: every result on one page
+	SQLite      string    `json:"sqlite"`      // WHERE condition
+	Postgres    string    `json:"postgres"`    // WHERE condition
 	Runs        []Measure `json:"runs"`
 }
 

@@ -265,7 +265,8 @@ func (cfg *Config) load(ctx context.Context, b Backend, src *Source) ([]EngineRe
 func (cfg *Config) measure(ctx context.Context, w *Workload, engines []Engine) (*WorkloadResult, error) {
 	want := w.Want(cfg.Docs)
 	wr := &WorkloadResult{Name: w.Name, Group: w.Group, Description: w.Description,
-		Selectivity: float64(w.Total(cfg.Docs)) / float64(cfg.Docs), Want: want, Pages: w.Pages(cfg.Docs)}
+		Selectivity: float64(w.Total(cfg.Docs)) / float64(cfg.Docs), Want: want, Pages: w.Pages(cfg.Docs),
+		Constraints: w.Constraints, PageSize: w.PageSize, SQLite: w.SQLite, Postgres: w.Postgres}
 	var reference []string
 	cfg.Progress.Begin(w.Name, len(engines))
 	defer cfg.Progress.End()
