@@ -65,9 +65,13 @@ const (
 	narrowHeight = 4 * vg.Inch
 )
 
-// logFloor is the smallest value a log axis shows: a measured 0 ms (below
-// the clock's resolution) is drawn as this.
-const logFloor = 0.001
+// logFloor is the smallest latency a log axis shows: a measured 0 ms
+// (below the clock's resolution) is drawn as this. ratioFloor is the same
+// for ratios, far below any measured one, so that no bar is cut short.
+const (
+	logFloor   = 0.001
+	ratioFloor = 1e-9
+)
 
 func latencyChart(r *Result, colors map[string]color.Color) *chart {
 	title := fmt.Sprintf("Query latency (p50) per workload, %s manifests", formatInt(int64(r.Docs)))
@@ -77,7 +81,7 @@ func latencyChart(r *Result, colors map[string]color.Color) *chart {
 		}
 		return 0, false
 	}
-	return workloadChart(r, colors, timedEngines(r), p50, 0, title, "p50 latency (ms, log scale)")
+	return workloadChart(r, colors, timedEngines(r), p50, 0, logFloor, title, "p50 latency (ms, log scale)")
 }
 
 func speedupChart(r *Result, colors map[string]color.Color) *chart {
@@ -88,7 +92,7 @@ func speedupChart(r *Result, colors map[string]color.Color) *chart {
 			engines = append(engines, e)
 		}
 	}
-	ch := workloadChart(r, colors, engines, (*WorkloadResult).Ratio, 1, title, "engine p50 ÷ aqlstore p50 (log scale)")
+	ch := workloadChart(r, colors, engines, (*WorkloadResult).Ratio, 1, ratioFloor, title, "engine p50 ÷ aqlstore p50 (log scale)")
 	if ch == nil {
 		return nil
 	}
@@ -98,11 +102,11 @@ func speedupChart(r *Result, colors map[string]color.Color) *chart {
 	return ch
 }
 
-// workloadChart draws a bar per workload and engine of value, on a log
-// scale, the bars rising from base (from the bottom when base is 0). It
-// returns nil when there are no values.
+// workloadChart draws a bar per workload and engine of value (at least
+// floor), on a log scale, the bars rising from base (from the bottom when
+// base is 0). It returns nil when there are no values.
 func workloadChart(r *Result, colors map[string]color.Color, engines []string,
-	value func(*WorkloadResult, string) (float64, bool), base float64, title, yLabel string) *chart {
+	value func(*WorkloadResult, string) (float64, bool), base, floor float64, title, yLabel string) *chart {
 	all := []float64{}
 	if base > 0 {
 		all = append(all, base)
@@ -113,7 +117,7 @@ func workloadChart(r *Result, colors map[string]color.Color, engines []string,
 		for j := range r.Workloads {
 			series[i][j] = math.NaN()
 			if v, ok := value(&r.Workloads[j], e); ok && !math.IsInf(v, 0) && !math.IsNaN(v) {
-				series[i][j] = max(v, logFloor)
+				series[i][j] = max(v, floor)
 				all = append(all, series[i][j])
 			}
 		}
@@ -304,7 +308,7 @@ func workloadAxis(p *plot.Plot, r *Result) {
 		names[i] = w.Name
 	}
 	categoryAxis(p, names)
-	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.Rotation = math.Pi / 4
 	p.X.Tick.Label.XAlign = text.XRight
 	p.X.Tick.Label.YAlign = text.YTop
 }

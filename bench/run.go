@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -398,18 +399,34 @@ func machineInfo() Machine {
 	return m
 }
 
-// moduleVersion is aqlstore's version and commit as the build recorded them.
+// moduleVersion is aqlstore's version and commit as the build recorded
+// them, or, for a build without VCS stamps (-buildvcs=false), as git
+// tells them for the working directory.
 func moduleVersion() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
 	}
 	v := info.Main.Version
+	rev, modified := "", false
 	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
 		}
-		if s.Key == "vcs.modified" && s.Value == "true" {
+	}
+	if rev == "" {
+		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			rev = strings.TrimSpace(string(out))
+			out, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+			modified = err == nil && len(out) > 0
+		}
+	}
+	if len(rev) >= 12 {
+		v += " " + rev[:12]
+		if modified {
 			v += "+dirty"
 		}
 	}
