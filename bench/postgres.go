@@ -41,6 +41,10 @@ type postgresBackend struct {
 	version string
 }
 
+// postgresBinGlob is where Debian installs each major version's server
+// programs.
+var postgresBinGlob = "/usr/lib/postgresql/*/bin"
+
 // FindPostgres returns the directory of PostgreSQL's server programs, or
 // an error saying what was looked for.
 func FindPostgres() (string, error) {
@@ -54,7 +58,7 @@ func FindPostgres() (string, error) {
 			return filepath.Dir(real), nil
 		}
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob(postgresBinGlob)
 	sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // the newest major version first
 	for _, d := range dirs {
 		if hasInitdb(d) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -103,4 +104,32 @@ func TestLargeCorpusNeedsFlag(t *testing.T) {
 		t.Fatalf("check = %v", err)
 	}
 	os.RemoveAll(cfg.WorkDir)
+}
+
+// TestPostgresMissingIsSkipped: with no server to be found and installing
+// not allowed, the run goes on without PostgreSQL and says why.
+func TestPostgresMissingIsSkipped(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no pg_config, no initdb
+	saved := postgresBinGlob
+	postgresBinGlob = filepath.Join(t.TempDir(), "*", "bin")
+	defer func() { postgresBinGlob = saved }()
+	var log strings.Builder
+	cfg := Config{Docs: 1000, Seed: 1, WorkDir: t.TempDir(), Engines: []string{EnginePostgres},
+		Workloads: []string{"eq_10pct"}, Log: &log, Settings: Settings{MinReps: 1, MaxReps: 1, BatchSize: 1000}}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 1 || res.Skipped[0].Engine != EnginePostgres ||
+		!strings.Contains(res.Skipped[0].Reason, "no PostgreSQL server found") {
+		t.Fatalf("skipped = %+v, want postgres-gin with the reason", res.Skipped)
+	}
+	if !strings.Contains(log.String(), "skipping postgres-gin: no PostgreSQL server found") {
+		t.Errorf("log = %q, want the skip said", log.String())
+	}
+	for _, w := range res.Workloads {
+		if w.Run(EnginePostgres) != nil {
+			t.Errorf("%s: postgres-gin measured though skipped", w.Name)
+		}
+	}
 }
