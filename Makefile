@@ -44,7 +44,7 @@ fuzz:
 fuzz-long:
 	$(MAKE) fuzz FUZZTIME=5m
 
-## bench: the comparison harness on 100,000 manifests (a few minutes): aqlstore
+## bench: the comparison harness on 100,000 manifests (about 7 minutes): aqlstore
 ## against its own full scan, SQLite and PostgreSQL (installed with apt-get when
 ## missing and run as root, else skipped), every answer checked before timing.
 ## Writes REPORT.md, results.json and charts to $(BENCH_OUT).
