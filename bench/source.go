@@ -16,8 +16,9 @@ type Source struct {
 	N    int
 }
 
-// Each calls fn with every document in order: its candidate id (what
-// aqlstore names the manifest: tool.did "@" tool.version) and its JSON.
+// Each calls fn with every document in order: its candidate id (the
+// manifest's natural key, what aqlstore names it: tool.did "@"
+// tool.version) and its JSON.
 // body is valid only during the call.
 func (s *Source) Each(ctx context.Context, fn func(i int, cid string, body []byte) error) error {
 	var buf []byte
@@ -31,7 +32,7 @@ func (s *Source) Each(ctx context.Context, fn func(i int, cid string, body []byt
 		if buf, err = corpus.Document(corpus.KindManifest, s.Seed, i, buf[:0]); err != nil {
 			return err
 		}
-		cid, err := candidateID(buf)
+		cid, err := canon.NaturalKey(canon.KindManifest, buf)
 		if err != nil {
 			return fmt.Errorf("manifest %d: %w", i, err)
 		}
@@ -40,26 +41,6 @@ func (s *Source) Each(ctx context.Context, fn func(i int, cid string, body []byt
 		}
 	}
 	return nil
-}
-
-func candidateID(body []byte) (string, error) {
-	member := func(name string) (string, error) {
-		raw, ok := canon.Lookup(body, "tool", name)
-		if !ok {
-			return "", fmt.Errorf("no /tool/%s", name)
-		}
-		s, ok := canon.RawString(raw)
-		if !ok {
-			return "", fmt.Errorf("/tool/%s is not a string", name)
-		}
-		return s, nil
-	}
-	did, err := member("did")
-	if err != nil {
-		return "", err
-	}
-	ver, err := member("version")
-	return did + "@" + ver, err
 }
 
 // dirBytes is the size of every regular file under dir.

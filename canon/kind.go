@@ -137,7 +137,7 @@ func ParseDocument(raw []byte, kind Kind, lim *Limits) (*Document, error) {
 	if kind == KindCandidate {
 		return doc, doc.fromCandidate(c)
 	}
-	doc.NaturalKey, err = naturalKey(kind, c)
+	doc.NaturalKey, err = NaturalKey(kind, c)
 	return doc, err
 }
 
@@ -268,9 +268,12 @@ func topLevelNames(c []byte) memberSet {
 	return m
 }
 
-// naturalKey returns the kind's natural key of v, or an error naming the
-// member that is missing or wrongly typed.
-func naturalKey(kind Kind, c []byte) (string, error) {
+// NaturalKey returns the natural key of a document of kind (what a
+// resolver names it as a candidate), read from its JSON bytes c with the
+// raw accessors: canonical, or any valid JSON without whitespace or
+// duplicate member names, in any member order. An error names the member
+// that is missing or wrongly typed. Kinds without a natural key give "".
+func NaturalKey(kind Kind, c []byte) (string, error) {
 	str := func(ptr ...string) (string, bool) {
 		raw, ok := Lookup(c, ptr...)
 		if !ok {

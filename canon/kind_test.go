@@ -76,3 +76,25 @@ func TestParseDocumentErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestNaturalKeyOfRawBytes: NaturalKey reads compact bytes that are not
+// canonical (members out of order) exactly as ParseDocument reads the
+// canonical form, manifest_id taking precedence over tool did@version.
+func TestNaturalKeyOfRawBytes(t *testing.T) {
+	for _, raw := range []string{
+		`{"tool":{"version":"1.2.0","did":"did:web:a.example"},"oap_version":"1.0"}`,
+		`{"tool":{"version":"1.2.0","did":"did:web:a.example"},"manifest_id":"m-1","oap_version":"1.0"}`,
+	} {
+		doc, err := ParseDocument([]byte(raw), KindManifest, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NaturalKey(KindManifest, []byte(raw))
+		if err != nil || got != doc.NaturalKey || got == "" {
+			t.Errorf("NaturalKey(%s) = %q, %v; ParseDocument says %q", raw, got, err, doc.NaturalKey)
+		}
+	}
+	if _, err := NaturalKey(KindManifest, []byte(`{"tool":{"did":"did:web:a.example"}}`)); err == nil {
+		t.Error("a manifest without /tool/version has a natural key")
+	}
+}
