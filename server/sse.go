@@ -3,14 +3,10 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
 )
-
-// errTooManyStreams refuses a stream beyond Config.MaxStreams.
-var errTooManyStreams = errors.New("server: too many streams")
 
 // sseWriter writes one text/event-stream response. Every write first
 // moves the connection's write deadline StreamWriteTimeout ahead, so the
@@ -25,17 +21,23 @@ type sseWriter struct {
 	scratch []byte // the last event's signed bytes, reused
 }
 
-// startSSE sends the stream's headers. The read deadline is lifted: the
-// body is read, and a deadline firing later would cancel the request's
-// context and with it the stream. A closed connection still ends it.
-func (s *Server) startSSE(w http.ResponseWriter) (*sseWriter, func(), error) {
+// startSSE sends the stream's headers, or answers the request itself
+// when the stream cannot start (ok false): 503 with Retry-After when the
+// server holds MaxStreams streams already. The read deadline is lifted:
+// the body is read, and a deadline firing later would cancel the
+// request's context and with it the stream. A closed connection still
+// ends it. Call done when the stream ends.
+func (s *Server) startSSE(w http.ResponseWriter, r *http.Request) (e *sseWriter, done func(), ok bool) {
 	if n := s.streams.Add(1); n > int64(s.cfg.MaxStreams) {
 		s.streams.Add(-1)
-		return nil, nil, errTooManyStreams
+		w.Header().Set("Retry-After", "5")
+		s.writeProblem(w, r, unavailable("too_many_streams",
+			"the server holds "+strconv.Itoa(s.cfg.MaxStreams)+" streams already; retry later"))
+		return nil, nil, false
 	}
 	s.metrics.streams.Inc()
-	done := func() { s.streams.Add(-1); s.metrics.streams.Dec() }
-	e := &sseWriter{s: s, w: w, rc: http.NewResponseController(w)}
+	done = func() { s.streams.Add(-1); s.metrics.streams.Dec() }
+	e = &sseWriter{s: s, w: w, rc: http.NewResponseController(w)}
 	_ = e.rc.SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", contentSSE)
@@ -45,9 +47,10 @@ func (s *Server) startSSE(w http.ResponseWriter) (*sseWriter, func(), error) {
 	e.buf.WriteString("retry: 2000\n\n")
 	if err := e.flush(); err != nil {
 		done()
-		return nil, nil, err
+		s.cfg.Logger.Warn("stream start", "err", err)
+		return nil, nil, false
 	}
-	return e, done, nil
+	return e, done, true
 }
 
 // event signs doc and writes it as one event; id is "" for events that

@@ -44,9 +44,8 @@ func (s *Server) streamRanked(w http.ResponseWriter, r *http.Request, in *aql.In
 	if !ok {
 		return
 	}
-	e, done, err := s.startSSE(w)
-	if err != nil {
-		s.streamRefused(w, r, err)
+	e, done, ok := s.startSSE(w, r)
+	if !ok {
 		return
 	}
 	defer done()
@@ -77,9 +76,8 @@ func (s *Server) streamFullSet(w http.ResponseWriter, r *http.Request, in *aql.I
 		s.refuseIntent(w, r, err, in)
 		return
 	}
-	e, done, err := s.startSSE(w)
-	if err != nil {
-		s.streamRefused(w, r, err)
+	e, done, ok := s.startSSE(w, r)
+	if !ok {
 		return
 	}
 	defer done()
@@ -110,15 +108,4 @@ func (s *Server) endFullSet(e *sseWriter, in *aql.Intent, opts *query.Options, n
 		end["reason"] = "the resolution failed after " + strconv.Itoa(n) + " candidates"
 	}
 	_ = e.event("end", "", end)
-}
-
-// streamRefused answers a stream that cannot start.
-func (s *Server) streamRefused(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, errTooManyStreams) {
-		w.Header().Set("Retry-After", "5")
-		s.writeProblem(w, r, unavailable("too_many_streams",
-			"the server holds "+strconv.Itoa(s.cfg.MaxStreams)+" streams already; retry later"))
-		return
-	}
-	s.cfg.Logger.Warn("stream start", "err", err)
 }

@@ -51,9 +51,8 @@ func (s *Server) subscribe(w http.ResponseWriter, r *http.Request, in *aql.Inten
 		s.writeProblem(w, r, *p)
 		return
 	}
-	e, done, err := s.startSSE(w)
-	if err != nil {
-		s.streamRefused(w, r, err)
+	e, done, ok := s.startSSE(w, r)
+	if !ok {
 		return
 	}
 	defer done()

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"testing"
 	"time"
@@ -186,5 +189,42 @@ func TestStreamOutlivesServerTimeouts(t *testing.T) {
 	ts.putPublic(shoe("late", 1))
 	if id, _ := ts.candidateEvent(nextEvent(t, s)); id != "late" {
 		t.Fatalf("got %s", id)
+	}
+}
+
+// TestStreamLimit: beyond MaxStreams open streams a new one is refused
+// with 503, Retry-After and a signed too_many_streams problem, and a slot
+// frees when a stream closes.
+func TestStreamLimit(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.MaxStreams = 1 })
+	first := ts.subscribed("", shoeSubscription(5), "")
+	req, err := http.NewRequest(http.MethodPost, ts.url+client.PathSubscribe, bytes.NewReader(shoeSubscription(5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req) // a stream admitted by mistake ends by timeout
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, h := resp.StatusCode, resp.Header
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || !bytes.Contains(body, []byte("too_many_streams")) {
+		t.Fatalf("second stream: %d, Retry-After %q, %s; want 503 too_many_streams", status, h.Get("Retry-After"), body)
+	}
+	ts.verified(body)
+	first.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := ts.client("").Subscribe(context.Background(), shoeSubscription(5), "")
+		if err == nil {
+			s.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no stream slot after the first closed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
