@@ -137,16 +137,21 @@ func newError(status int, body []byte) *Error {
 
 // getJSON fetches path and decodes its JSON object.
 func (c *Client) getJSON(ctx context.Context, path string) (map[string]any, error) {
-	req, err := c.request(ctx, http.MethodGet, path, nil, nil, "")
+	return c.doJSON(ctx, http.MethodGet, path, nil, "")
+}
+
+// doJSON sends body to path and decodes the JSON object answered.
+func (c *Client) doJSON(ctx context.Context, method, path string, body []byte, contentType string) (map[string]any, error) {
+	req, err := c.request(ctx, method, path, nil, body, contentType)
 	if err != nil {
 		return nil, err
 	}
-	body, _, err := c.do(req)
+	answer, _, err := c.do(req)
 	if err != nil {
 		return nil, err
 	}
 	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
+	if err := json.Unmarshal(answer, &m); err != nil {
 		return nil, fmt.Errorf("aqlstore client: %s: %w", path, err)
 	}
 	return m, nil

@@ -120,16 +120,7 @@ func (c *Client) Export(ctx context.Context) ([]byte, error) {
 // Import imports a signed export into the caller's tenant and returns the
 // server's signed report.
 func (c *Client) Import(ctx context.Context, export []byte) (map[string]any, error) {
-	req, err := c.request(ctx, http.MethodPost, PathImport, nil, export, "application/json")
-	if err != nil {
-		return nil, err
-	}
-	body, _, err := c.do(req)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	return m, json.Unmarshal(body, &m)
+	return c.doJSON(ctx, http.MethodPost, PathImport, export, "application/json")
 }
 
 // Manifest returns /.well-known/oap-tool.json.
