@@ -151,8 +151,9 @@ func (cfg *Config) check() error {
 				cfg.WorkDir, FormatBytes(free), cfg.Docs, FormatBytes(need))
 		}
 	}
+	all := Workloads(cfg.Seed)
 	for _, name := range cfg.Workloads {
-		if !slices.ContainsFunc(Workloads(cfg.Seed), func(w *Workload) bool { return w.Name == name }) {
+		if !slices.ContainsFunc(all, func(w *Workload) bool { return w.Name == name }) {
 			return fmt.Errorf("no workload %q (see `aqlstore bench --list`)", name)
 		}
 	}

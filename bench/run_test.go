@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,7 +102,6 @@ func TestLargeCorpusNeedsFlag(t *testing.T) {
 	if err := cfg.check(); err != nil && !strings.Contains(err.Error(), "free") {
 		t.Fatalf("check = %v", err)
 	}
-	os.RemoveAll(cfg.WorkDir)
 }
 
 // TestPostgresMissingIsSkipped: with no server to be found and installing
