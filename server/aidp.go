@@ -86,20 +86,19 @@ func (s *Server) storeAIDP(w http.ResponseWriter, r *http.Request, c caller, wan
 		return
 	}
 	ctx := store.WithPrincipal(r.Context(), c.tenant)
-	head := s.cfg.Store.Head()
 	ref, err := s.cfg.Store.Put(ctx, store.Document{Parsed: parsed, Owner: owner, Unbound: unbound})
 	if err != nil {
 		s.writePutFailure(w, r, err, envelopeID)
 		return
 	}
-	ack, err := s.aidpAck(r, ref, parsed.AIDP, head)
+	ack, err := s.aidpAck(r, ref, parsed.AIDP)
 	if err != nil {
 		s.cfg.Logger.Error("aidp put", "err", err)
 		s.writeProblem(w, r, internalError())
 		return
 	}
 	status := http.StatusOK
-	if ack["created"] == true {
+	if ref.Created {
 		status = http.StatusCreated
 	}
 	if want == aidp.OB {
@@ -111,23 +110,19 @@ func (s *Server) storeAIDP(w http.ResponseWriter, r *http.Request, c caller, wan
 }
 
 // aidpAck builds the acknowledgement of a stored message: what was
-// stored, whether this request created it (its receipt is newer than
-// head, the chain's head before the put), and for an observation whether
-// it waits in quarantine for its envelope. It claims storage, never
-// execution (§22.6: an acknowledgement must not claim success).
-func (s *Server) aidpAck(r *http.Request, ref store.Ref, m *aidp.Message, head uint64) (map[string]any, error) {
-	ctx := store.WithPrincipal(r.Context(), ref.Owner)
-	doc, err := s.cfg.Store.Get(ctx, ref)
-	if err != nil {
-		return nil, fmt.Errorf("read back %s: %w", ref.ID, err)
-	}
+// stored, whether this request created it (store.Ref.Created), and for
+// an observation whether it waits in quarantine for its envelope. It
+// claims storage, never execution (§22.6: an acknowledgement must not
+// claim success).
+func (s *Server) aidpAck(r *http.Request, ref store.Ref, m *aidp.Message) (map[string]any, error) {
 	envelopeID := messageEnvelopeID(m)
 	ack := map[string]any{"documents": refsDoc([]store.Ref{ref}), "envelope_id": envelopeID,
-		"created": doc.Seq > head, "observations": observationsPath(envelopeID), "resolver_did": s.cfg.Signer.DID()}
+		"created": ref.Created, "observations": observationsPath(envelopeID), "resolver_did": s.cfg.Signer.DID()}
 	if m.Observation == nil {
 		return ack, nil
 	}
 	ack["execution_id"] = m.Observation.ExecutionID
+	ctx := store.WithPrincipal(r.Context(), ref.Owner)
 	obs, err := s.cfg.Store.ObservationsFor(ctx, envelopeID, true)
 	if err != nil {
 		return nil, fmt.Errorf("observations of %q: %w", envelopeID, err)

@@ -18,8 +18,10 @@ import (
 // one JSON document (application/json), or many, one per line
 // (application/x-ndjson), stored in one atomic commit under the caller's
 // tenant (?visibility=public for public writers). ?kind= names the kind
-// instead of detecting it. 201 lists the stored documents; putting an
-// identical document again is idempotent. Bad input is 400 naming the
+// instead of detecting it. 201 lists the documents, each saying whether
+// this request created it; putting an identical document again is
+// idempotent, and when every document was already stored the answer is
+// 200. Bad input is 400 naming the
 // document, line and JSON Pointer; a natural key already used for other
 // content is 409.
 func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +46,13 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 	if len(refs) == 1 {
 		w.Header().Set("Location", pathDocuments+"/"+refs[0].ID.String())
 	}
-	s.writeSigned(w, http.StatusCreated, contentJSON, map[string]any{"documents": refsDoc(refs)})
+	status := http.StatusOK
+	for _, ref := range refs {
+		if ref.Created {
+			status = http.StatusCreated
+		}
+	}
+	s.writeSigned(w, status, contentJSON, map[string]any{"documents": refsDoc(refs)})
 }
 
 // readDocuments reads the body as one document or NDJSON.
@@ -135,12 +143,12 @@ func invalidMessage(err error) bool {
 	return errors.As(err, &al) || errors.As(err, &ae) || errors.As(err, &pe) || errors.As(err, &ee) || errors.As(err, &el)
 }
 
-// refsDoc lists stored documents.
+// refsDoc lists the documents a put stored or found already stored.
 func refsDoc(refs []store.Ref) []any {
 	out := make([]any, len(refs))
 	for i, ref := range refs {
 		out[i] = map[string]any{"id": ref.ID.String(), "kind": string(ref.Kind), "owner": ref.Owner,
-			"num": seqNumber(uint64(ref.Num))}
+			"num": seqNumber(uint64(ref.Num)), "created": ref.Created}
 	}
 	return out
 }

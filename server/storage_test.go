@@ -48,8 +48,18 @@ func TestPutGetDelete(t *testing.T) {
 		t.Fatalf("conflicting put: %v", err)
 	}
 	refs, err := b.Put(ctx, []byte("{\"node_id\": \"k-1\"}\n\n{\"node_id\": \"k-2\"}\n"), client.PutOptions{NDJSON: true})
-	if err != nil || len(refs) != 2 || refs[1].Kind != "knowledge" || refs[1].Owner != tenantB {
+	if err != nil || len(refs) != 2 || refs[1].Kind != "knowledge" || refs[1].Owner != tenantB || !refs[0].Created || !refs[1].Created {
 		t.Fatalf("ndjson put: %v %+v", err, refs)
+	}
+	// Again with one new document: 201, and only the new one is created.
+	refs, err = b.Put(ctx, []byte("{\"node_id\": \"k-1\"}\n{\"node_id\": \"k-3\"}\n"), client.PutOptions{NDJSON: true})
+	if err != nil || len(refs) != 2 || refs[0].Created || !refs[1].Created {
+		t.Fatalf("put of one stored and one new document: %v %+v", err, refs)
+	}
+	// Every document already stored: 200, nothing created.
+	status, _, body = ts.do("POST", "/storage/documents", "application/x-ndjson", tokenB, []byte("{\"node_id\": \"k-1\"}\n{\"node_id\": \"k-3\"}\n"))
+	if status != http.StatusOK || bytes.Contains(body, []byte(`"created":true`)) {
+		t.Fatalf("idempotent put: %d %s", status, body)
 	}
 	if err := b.Delete(ctx, id); err != nil {
 		t.Fatal(err)

@@ -218,7 +218,9 @@ func (m *mutation) put(p *Parsed, owner string, unbound UnboundPolicy) (Ref, err
 		}
 	}
 	m.appendReceipt(r)
-	return rec.ref(num), nil
+	ref := rec.ref(num)
+	ref.Created = true
+	return ref, nil
 }
 
 // existing looks for the same content under the same owner.

@@ -13,6 +13,12 @@ type Ref struct {
 	Kind  canon.Kind
 	Owner string // tenant DID, or Public
 	Num   uint32 // dense document number, the document's bit in every bitmap
+
+	// Created is set on a Ref returned by Put or PutBatch when that call
+	// stored the document, and clear when the same owner already stored
+	// the same content (an idempotent put). Decided under the writer
+	// lock, so of two identical puts racing, exactly one creates.
+	Created bool
 }
 
 // Public is the owner of documents every reader may see.

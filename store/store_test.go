@@ -69,13 +69,54 @@ func TestPutGetCanonical(t *testing.T) {
 	}
 }
 
+// repeats reports whether again is first's document, found already
+// stored by an idempotent put rather than created.
+func repeats(again, first Ref) bool {
+	first.Created = false
+	return again == first
+}
+
+// TestConcurrentIdenticalPuts: of identical puts racing, exactly one is
+// told it created the document.
+func TestConcurrentIdenticalPuts(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	const n = 8
+	refs := make([]Ref, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			refs[i], errs[i] = s.Put(ctx, Document{Body: []byte(`{"offer_id":"o-race","v":1}`)})
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	created := 0
+	for _, r := range refs {
+		if r.Created {
+			created++
+		}
+		if r.ID != refs[0].ID || r.Num != refs[0].Num {
+			t.Fatalf("identical puts stored two documents: %+v %+v", refs[0], r)
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d of %d identical racing puts said they created the document, want 1", created, n)
+	}
+}
+
 func TestIdempotentAndConflict(t *testing.T) {
 	s := openTest(t, nil)
 	ctx := context.Background()
 	a := mustPut(t, s, ctx, `{"offer_id":"o-1","v":1}`)
 	again := mustPut(t, s, ctx, `{"v":1, "offer_id":"o-1"}`)
-	if a != again {
-		t.Fatalf("identical put gave %+v then %+v", a, again)
+	if !a.Created || !repeats(again, a) {
+		t.Fatalf("identical put gave %+v then %+v; want the same document, created the first time only", a, again)
 	}
 	_, err := s.Put(ctx, Document{Body: []byte(`{"offer_id":"o-1","v":2}`)})
 	var ce *ConflictError
@@ -336,7 +377,7 @@ func TestCandidatesSharingARecord(t *testing.T) {
 	if a.ID != b.ID || a.Num == b.Num {
 		t.Fatalf("identical records under two ids collapsed: %+v %+v", a, b)
 	}
-	if again := mustPut(t, s, ctx, `{"id":"seller-a:1","score":0.9,"record":{"sku":"shoe"}}`); again != a {
+	if again := mustPut(t, s, ctx, `{"id":"seller-a:1","score":0.9,"record":{"sku":"shoe"}}`); !repeats(again, a) {
 		t.Fatalf("identical candidate not idempotent: %+v", again)
 	}
 	_, err := s.Put(ctx, Document{Body: []byte(`{"id":"seller-a:1","score":0.1,"record":{"sku":"shoe"}}`)})

@@ -51,8 +51,13 @@ func TestPutGetLsStatsVerify(t *testing.T) {
 		t.Fatalf("init: %d %s", code, errs)
 	}
 	code, out, errs := run(t, dir, "", "--json", "put", in)
-	if code != 0 || strings.Count(out, "\n") != 4 || !strings.Contains(errs, "stored 4 documents") {
+	if code != 0 || strings.Count(out, "\n") != 4 || strings.Count(out, `"created":true`) != 4 ||
+		!strings.Contains(errs, "stored 4 documents") || !strings.Contains(errs, ": 4 new, 0 already stored") {
 		t.Fatalf("put dir: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = run(t, dir, "", "--json", "put", in)
+	if code != 0 || strings.Count(out, `"created":false`) != 4 || !strings.Contains(errs, ": 0 new, 4 already stored") {
+		t.Fatalf("put dir again (idempotent): %d\n%s\n%s", code, out, errs)
 	}
 	if code, _, errs := run(t, dir, `{"node_id":"k-1","text":"from stdin"}`, "put", "-"); code != 0 {
 		t.Fatalf("put stdin: %d %s", code, errs)

@@ -276,7 +276,7 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 	start := time.Now()
 	var batch []store.Document
 	var where []*rawDoc
-	stored := 0
+	stored, created := 0, 0
 	flush := func() error {
 		refs, err := s.PutBatch(ctx, batch)
 		if err != nil {
@@ -286,6 +286,11 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 			return fmt.Errorf("%w (%d documents stored before this batch; put is idempotent, so run it again once fixed)", err, stored)
 		}
 		stored += len(refs)
+		for _, r := range refs {
+			if r.Created {
+				created++
+			}
+		}
 		_ = bar.Add(len(refs))
 		batch, where = batch[:0], where[:0]
 		return c.printRefs(refs)
@@ -322,7 +327,8 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 		return err
 	}
 	el := time.Since(start)
-	fmt.Fprintf(c.m.Stderr, "stored %d documents in %s (%.0f docs/s)\n", stored, el.Round(time.Millisecond), float64(stored)/el.Seconds())
+	fmt.Fprintf(c.m.Stderr, "stored %d documents in %s (%.0f docs/s): %d new, %d already stored\n",
+		stored, el.Round(time.Millisecond), float64(stored)/el.Seconds(), created, stored-created)
 	return nil
 }
 
@@ -340,7 +346,9 @@ func (c *putCommand) printRefs(refs []store.Ref) error {
 		return nil
 	}
 	for _, r := range refs {
-		if err := c.m.printJSON(refJSON(r)); err != nil {
+		out := refJSON(r)
+		out["created"] = r.Created
+		if err := c.m.printJSON(out); err != nil {
 			return err
 		}
 	}

@@ -36,6 +36,9 @@ type Ref struct {
 	Kind  string `json:"kind"`
 	Owner string `json:"owner"`
 	Num   uint64 `json:"num"`
+	// Created is false when the tenant already stored this content (an
+	// idempotent put).
+	Created bool `json:"created"`
 }
 
 // PutOptions tune Put.
