@@ -34,6 +34,7 @@ type Main struct {
 	dir    string // --dir
 	asDID  string // --as: the principal reads and writes act as
 	asJSON bool   // --json
+	cache  string // --cache, a size
 
 	ix *index.Index // the open store's index, set by open
 }
@@ -81,6 +82,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	pf.StringVar(&m.dir, "dir", defaultDir, "store directory (env AQLSTORE_DIR)")
 	pf.StringVar(&m.asDID, "as", "", "act as this tenant DID (default: public)")
 	pf.BoolVar(&m.asJSON, "json", false, "print JSON instead of text")
+	pf.StringVar(&m.cache, "cache", "64MiB", "block cache of the store (\"256MiB\", \"4GiB\"): a bigger one serves more reads from memory")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	for _, c := range []interface{ command() *cobra.Command }{
 		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &lsCommand{m: m},
@@ -110,7 +112,18 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 
 // open opens the store named by --dir, with its index.
 func (m *Main) open() (*store.Store, error) {
-	s, ix, err := index.Open(m.dir, nil)
+	var opts store.Options
+	if m.cache != "" {
+		n, err := parseSize(m.cache)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--cache: %w", err)}
+		}
+		if n < 1<<20 {
+			return nil, usageError{fmt.Errorf("--cache %s: give at least 1MiB", m.cache)}
+		}
+		opts.CacheSize = n
+	}
+	s, ix, err := index.Open(m.dir, &opts)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", m.dir, err)
 	}

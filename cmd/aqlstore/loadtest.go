@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,6 +43,7 @@ type loadtestCommand struct {
 	requests    int
 	duration    time.Duration
 	concurrency int
+	lookups     int
 }
 
 func (c *loadtestCommand) command() *cobra.Command {
@@ -51,6 +53,9 @@ func (c *loadtestCommand) command() *cobra.Command {
 		Long: "Post an intent to a server on loopback (127.0.0.1, ::1, localhost only) from --concurrency\n" +
 			"workers until --requests are sent or --duration passes. The default intent is a selective\n" +
 			"discovery query on the generated manifest corpus (the rarest controlled predicate).\n" +
+			"With --lookups N, each request is instead a point query for the /tool/id of a random one of\n" +
+			"the first N generated manifests (`aqlstore gen --kind manifest`, seed 1), answered with one\n" +
+			"candidate by a store that holds them; responses without a candidate are counted as empty.\n" +
 			"Start the server with --rate-limit 0, or 429s are counted as errors.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Context()) },
@@ -61,6 +66,7 @@ func (c *loadtestCommand) command() *cobra.Command {
 	f.StringVar(&c.token, "token", "", "bearer token to send")
 	f.IntVar(&c.requests, "requests", 100_000, fmt.Sprintf("requests to send at most (≤ %d)", maxLoadRequests))
 	f.DurationVar(&c.duration, "duration", 10*time.Second, fmt.Sprintf("time to run at most (≤ %s)", maxLoadDuration))
+	f.IntVar(&c.lookups, "lookups", 0, "post point queries over the first N generated manifests instead of one intent")
 	f.IntVar(&c.concurrency, "concurrency", 2*runtime.GOMAXPROCS(0), fmt.Sprintf("concurrent workers (≤ %d)", maxLoadConcurrency))
 	return cmd
 }
@@ -69,11 +75,11 @@ func (c *loadtestCommand) run(ctx context.Context) error {
 	if err := c.check(); err != nil {
 		return usageError{err}
 	}
-	intent, err := c.intent()
+	bodies, err := c.bodies()
 	if err != nil {
 		return err
 	}
-	res := c.load(ctx, intent)
+	res := c.load(ctx, bodies)
 	return c.report(res)
 }
 
@@ -91,27 +97,67 @@ func (c *loadtestCommand) check() error {
 		return fmt.Errorf("--duration must be positive and at most %s", maxLoadDuration)
 	case c.concurrency < 1 || c.concurrency > maxLoadConcurrency:
 		return fmt.Errorf("--concurrency must be 1 to %d", maxLoadConcurrency)
+	case c.lookups < 0:
+		return fmt.Errorf("--lookups must be a number of manifests, not %d", c.lookups)
+	case c.lookups > 0 && c.intentFile != "":
+		return fmt.Errorf("--lookups and --intent each choose what to post; give one")
 	}
 	return nil
 }
 
-// intent reads --intent, or builds the default selective query.
-func (c *loadtestCommand) intent() ([]byte, error) {
+// bodyFunc appends the body of a worker's next request to dst; each
+// worker has its own random source.
+type bodyFunc func(dst []byte, rng *rand.Rand) []byte
+
+// bodies is what the workers post: --intent's file, point queries
+// (--lookups), or the default selective query.
+func (c *loadtestCommand) bodies() (bodyFunc, error) {
 	if c.intentFile != "" {
-		return os.ReadFile(c.intentFile)
+		b, err := os.ReadFile(c.intentFile)
+		if err != nil {
+			return nil, err
+		}
+		return func(dst []byte, _ *rand.Rand) []byte { return append(dst, b...) }, nil
+	}
+	if c.lookups > 0 {
+		return lookupBodies(c.lookups), nil
 	}
 	preds := corpus.Predicates(corpus.KindManifest)
 	p := slices.MinFunc(preds, func(a, b corpus.Predicate) int { return cmpFloat(a.Selectivity, b.Selectivity) })
+	b := loadIntent(map[string]any{"path": p.Path, "operator": p.Operator, "value": toCanon(p.Value)})
+	return func(dst []byte, _ *rand.Rand) []byte { return append(dst, b...) }, nil
+}
+
+// lookupMark stands for the tool id in the point query's template.
+const lookupMark = "\x00tool-id\x00"
+
+// lookupBodies gives point queries: /tool/id eq the id of manifest i of
+// the generated corpus (seed 1), i uniform below n.
+func lookupBodies(n int) bodyFunc {
+	tmpl := loadIntent(map[string]any{"path": "/tool/id", "operator": "eq", "value": lookupMark})
+	before, after, _ := bytes.Cut(tmpl, []byte(canon.AppendValue(nil, lookupMark)))
+	return func(dst []byte, rng *rand.Rand) []byte {
+		dst = append(dst, before...)
+		dst = append(dst, `"tool-1-`...)
+		dst = strconv.AppendInt(dst, int64(rng.IntN(n)), 10)
+		dst = append(dst, '"')
+		return append(dst, after...)
+	}
+}
+
+// loadIntent is an unsigned discovery intent with constraints c,
+// projecting /tool/name, valid for longer than any load test runs.
+func loadIntent(c map[string]any) []byte {
 	now := time.Now().UTC()
 	doc := map[string]any{
 		"intent_id": "urn:oap:intent:loadtest", "issuer_did": "did:web:loadtest.example", "category": "discovery",
-		"constraints": map[string]any{"path": p.Path, "operator": p.Operator, "value": toCanon(p.Value)},
+		"constraints": c,
 		"projection":  map[string]any{"include": []any{"/tool/name"}},
 		"validity": map[string]any{"from": now.Add(-time.Hour).Format(time.RFC3339),
 			"to": now.Add(maxLoadDuration + time.Hour).Format(time.RFC3339)},
 		"signature": map[string]any{"alg": "EdDSA", "value": "unsigned"},
 	}
-	return canon.AppendValue(nil, doc), nil
+	return canon.AppendValue(nil, doc)
 }
 
 func cmpFloat(a, b float64) int {
@@ -142,11 +188,12 @@ type loadResult struct {
 	elapsed   time.Duration
 	latencies []time.Duration // successful requests
 	statuses  map[int]int     // by HTTP status; 0 = transport error
+	empty     int             // successful responses without a candidate
 	candidate int             // bytes of one successful response, for the report
 }
 
 // load runs the workers.
-func (c *loadtestCommand) load(ctx context.Context, intent []byte) *loadResult {
+func (c *loadtestCommand) load(ctx context.Context, bodies bodyFunc) *loadResult {
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.concurrency, MaxIdleConns: c.concurrency}}
@@ -155,18 +202,20 @@ func (c *loadtestCommand) load(ctx context.Context, intent []byte) *loadResult {
 	res := &loadResult{statuses: map[int]int{}}
 	var wg sync.WaitGroup
 	start := time.Now()
-	for range c.concurrency {
+	for w := range c.concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lat, st, size := c.worker(ctx, hc, intent, &sent)
+			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
+			r := c.worker(ctx, hc, bodies, rng, &sent)
 			mu.Lock()
 			defer mu.Unlock()
-			res.latencies = append(res.latencies, lat...)
-			for k, v := range st {
+			res.latencies = append(res.latencies, r.latencies...)
+			for k, v := range r.statuses {
 				res.statuses[k] += v
 			}
-			res.candidate = max(res.candidate, size)
+			res.empty += r.empty
+			res.candidate = max(res.candidate, r.candidate)
 		}()
 	}
 	wg.Wait()
@@ -175,42 +224,50 @@ func (c *loadtestCommand) load(ctx context.Context, intent []byte) *loadResult {
 }
 
 // worker posts until the count or the time runs out.
-func (c *loadtestCommand) worker(ctx context.Context, hc *http.Client, intent []byte, sent *atomic.Int64) ([]time.Duration, map[int]int, int) {
-	var lat []time.Duration
-	st := map[int]int{}
-	size := 0
+func (c *loadtestCommand) worker(ctx context.Context, hc *http.Client, bodies bodyFunc, rng *rand.Rand, sent *atomic.Int64) *loadResult {
+	res := &loadResult{statuses: map[int]int{}}
+	var body []byte
+	var resp bytes.Buffer
 	for ctx.Err() == nil && sent.Add(1) <= int64(c.requests) {
+		body = bodies(body[:0], rng)
+		resp.Reset()
 		t0 := time.Now()
-		status, n := c.post(ctx, hc, intent)
+		status := c.post(ctx, hc, body, &resp)
 		if ctx.Err() != nil && status == 0 {
 			break // cut by the deadline, not an error of the server
 		}
-		st[status]++
+		res.statuses[status]++
 		if status == http.StatusOK {
-			lat = append(lat, time.Since(t0))
-			size = n
+			res.latencies = append(res.latencies, time.Since(t0))
+			res.candidate = resp.Len()
+			if !bytes.Contains(resp.Bytes(), []byte(`"candidates":[{`)) {
+				res.empty++
+			}
 		}
 	}
-	return lat, st, size
+	return res
 }
 
-// post sends one request and returns the status (0: transport error).
-func (c *loadtestCommand) post(ctx context.Context, hc *http.Client, intent []byte) (int, int) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.url, "/")+"/oap/intent", bytes.NewReader(intent))
+// post sends one request, reads the answer into resp and returns the
+// status (0: transport error).
+func (c *loadtestCommand) post(ctx context.Context, hc *http.Client, body []byte, resp *bytes.Buffer) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.url, "/")+"/oap/intent", bytes.NewReader(body))
 	if err != nil {
-		return 0, 0
+		return 0
 	}
 	req.Header.Set("Content-Type", "application/oap+json")
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	resp, err := hc.Do(req)
+	r, err := hc.Do(req)
 	if err != nil {
-		return 0, 0
+		return 0
 	}
-	n, _ := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, int(n)
+	defer r.Body.Close()
+	if _, err := resp.ReadFrom(r.Body); err != nil {
+		return 0
+	}
+	return r.StatusCode
 }
 
 // report prints the totals and percentiles.
@@ -226,12 +283,12 @@ func (c *loadtestCommand) report(res *loadResult) error {
 		}
 	}
 	if c.m.asJSON {
-		return c.m.printJSON(map[string]any{"ok": ok, "errors": errors, "statuses": res.statuses,
+		return c.m.printJSON(map[string]any{"ok": ok, "errors": errors, "empty": res.empty, "statuses": res.statuses,
 			"seconds": res.elapsed.Seconds(), "qps": qps, "p50_ms": ms(p(0.50)), "p95_ms": ms(p(0.95)),
 			"p99_ms": ms(p(0.99)), "max_ms": ms(p(1)), "concurrency": c.concurrency, "response_bytes": res.candidate})
 	}
-	fmt.Fprintf(c.m.Stdout, "%d ok, %d errors %v in %.2fs with %d workers: %.0f queries/s\n",
-		ok, errors, res.statuses, res.elapsed.Seconds(), c.concurrency, qps)
+	fmt.Fprintf(c.m.Stdout, "%d ok (%d without a candidate), %d errors %v in %.2fs with %d workers: %.0f queries/s\n",
+		ok, res.empty, errors, res.statuses, res.elapsed.Seconds(), c.concurrency, qps)
 	fmt.Fprintf(c.m.Stdout, "latency p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  max %.3f ms  (response %d bytes)\n",
 		ms(p(0.50)), ms(p(0.95)), ms(p(0.99)), ms(p(1)), res.candidate)
 	if ok == 0 {
