@@ -15,7 +15,8 @@ const module = "github.com/aqlstore/aqlstore"
 // query ← server/bench ← cmd. bench (the comparison harness) queries the
 // store as an embedder does, and the CLI runs it. bench/corpus generates
 // documents and imports nothing of the module, so any layer's tests may
-// use it.
+// use it. crashtest (the crash harness) drives the store, its index and
+// the query engine as an embedder does, so it sits with server and bench.
 func layer(pkg string) int {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	switch top := strings.SplitN(rel, "/", 2)[0]; {
@@ -29,7 +30,7 @@ func layer(pkg string) int {
 		return 3
 	case top == "query":
 		return 4
-	case top == "server", top == "bench":
+	case top == "server", top == "bench", top == "crashtest":
 		return 5
 	case top == "cmd":
 		return 6
