@@ -100,7 +100,9 @@ func (p *planner) node(n *aql.Node) (*PlanNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	pn.Actual, pn.Time = pn.bm.GetCardinality(), time.Since(start)
+	// Counted within the reader's universe: the bitmap may hold other
+	// tenants' documents, and explain must not count them.
+	pn.Actual, pn.Time = pn.bm.AndCardinality(p.all), time.Since(start)
 	return pn, nil
 }
 

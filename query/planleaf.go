@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 )
 
@@ -12,14 +13,29 @@ import (
 // path dictionary once; a concrete array index makes every lookup lossy.
 func (p *planner) leaf(l *aql.Leaf) (*PlanNode, error) {
 	ids, pathExact := p.ix.Paths(l.Path)
+	// The dictionary holds every tenant's paths, so its word on exactness
+	// would tell a reader whether a hidden document has an array there:
+	// a concrete index plans lossily whatever the dictionary holds.
+	pathExact = pathExact && !concreteIndex(l.Path)
 	pn := &PlanNode{Detail: leafDetail(l)}
 	bm, op, exact, err := p.lookup(l, ids, pathExact)
 	if err != nil {
 		return nil, err
 	}
 	pn.Op, pn.bm, pn.Exact = op, bm, exact && pathExact
-	pn.Estimate = bm.GetCardinality()
+	pn.Estimate = bm.AndCardinality(p.all) // the reader's documents only, as Actual
 	return pn, nil
+}
+
+// concreteIndex reports whether a segment of ptr may name an array
+// position, which the index folds away.
+func concreteIndex(ptr *canon.Pointer) bool {
+	for _, seg := range ptr.Segments() {
+		if seg.Kind == canon.SegName && seg.Index >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *planner) lookup(l *aql.Leaf, ids []uint32, pathExact bool) (*roaring.Bitmap, string, bool, error) {

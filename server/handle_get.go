@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -68,7 +69,7 @@ func writeRaw(w http.ResponseWriter, r *http.Request, doc *store.Doc) {
 	h.Set("Aqlstore-Kind", string(doc.Kind))
 	h.Set("Aqlstore-Owner", doc.Owner)
 	if doc.NaturalKey != "" {
-		h.Set("Aqlstore-Natural-Key", doc.NaturalKey)
+		h.Set("Aqlstore-Natural-Key", headerValue(doc.NaturalKey))
 	}
 	if doc.View == nil {
 		writeJSON(w, http.StatusOK, contentJSON, doc.Body)
@@ -87,6 +88,19 @@ func writeRaw(w http.ResponseWriter, r *http.Request, doc *store.Doc) {
 	}
 	h.Set("ETag", `"`+doc.ID.String()+`+view"`)
 	writeJSON(w, http.StatusOK, contentJSON, doc.View)
+}
+
+// headerValue is key as a header value: itself, or percent-encoded
+// (url.PathEscape) when it holds a control character, which no header
+// value may carry (an AIDP observation's key joins its envelope and
+// execution ids with NUL) and which would break the whole answer.
+func headerValue(key string) string {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return url.PathEscape(key)
+		}
+	}
+	return key
 }
 
 // Media types of a text kind's canonical text (PAIRL v1.1 Appendix B proposes
