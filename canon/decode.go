@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -70,7 +71,7 @@ func Decode(b []byte, lim *Limits) (any, error) {
 	l := limitsOrDefault(lim)
 	if len(b) > l.MaxBytes {
 		return nil, &SyntaxError{Line: 1, Column: 1, Err: ErrLimit,
-			Reason: fmt.Sprintf("document is %d bytes, over the limit of %d (MaxBytes)", len(b), l.MaxBytes),
+			Reason: fmt.Sprintf("document is %d bytes, over the limit of %d (Limits.MaxBytes)", len(b), l.MaxBytes),
 			Fix:    "split the document or raise the document size limit"}
 	}
 	d := decoder{src: b, lim: l, dec: jsontext.NewDecoder(bytes.NewReader(b))}
@@ -130,7 +131,7 @@ func (d *decoder) object(depth int) (any, error) {
 		}
 		name := tok.String()
 		if len(m) == d.lim.MaxMembers {
-			return nil, d.tooMany()
+			return nil, d.tooMany(string(d.dec.StackPointer()), "object member", "members per object")
 		}
 		v, err := d.value(depth)
 		if err != nil {
@@ -151,7 +152,11 @@ func (d *decoder) array(depth int) (any, error) {
 	a := []any{}
 	for d.dec.PeekKind() != ']' {
 		if len(a) == d.lim.MaxMembers {
-			return nil, d.tooMany()
+			// The pointer names the element past the limit, not the last
+			// one read.
+			ptr := string(d.dec.StackPointer())
+			ptr = ptr[:strings.LastIndexByte(ptr, '/')+1] + strconv.Itoa(d.lim.MaxMembers)
+			return nil, d.tooMany(ptr, "array element", "elements per array")
 		}
 		v, err := d.value(depth)
 		if err != nil {
@@ -170,13 +175,15 @@ func (d *decoder) checkDepth(depth int) error {
 		return nil
 	}
 	return d.errAt(d.dec.InputOffset()-1, string(d.dec.StackPointer()), ErrLimit,
-		fmt.Sprintf("nesting depth %d is over the limit of %d (MaxDepth)", depth, d.lim.MaxDepth),
+		fmt.Sprintf("nesting depth %d is over the limit of %d (Limits.MaxDepth)", depth, d.lim.MaxDepth),
 		"flatten the document or raise the depth limit")
 }
 
-func (d *decoder) tooMany() error {
-	return d.errAt(d.dec.InputOffset(), string(d.dec.StackPointer()), ErrLimit,
-		fmt.Sprintf("more than %d members or elements in one object or array (MaxMembers)", d.lim.MaxMembers),
+// tooMany names the first member or element past the limit, so that the
+// message says both how far the input went and where the limit stands.
+func (d *decoder) tooMany(ptr, what, per string) error {
+	return d.errAt(d.dec.InputOffset(), ptr, ErrLimit,
+		fmt.Sprintf("%s %d is over the limit of %d %s (Limits.MaxMembers)", what, d.lim.MaxMembers+1, d.lim.MaxMembers, per),
 		"split the collection or raise the members limit")
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aqlstore/aqlstore/index"
+	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -31,6 +32,11 @@ const (
 	DefaultHeartbeat          = 15 * time.Second
 	DefaultStreamWriteTimeout = 30 * time.Second
 	DefaultMaxStreams         = 1000
+	DefaultMaxQueries         = 64 // intents resolved at once; 503 beyond
+	DefaultMaxSubscriptions   = 32 // subscription streams one caller holds open; 429 beyond
+	DefaultMaxEventsPerMinute = aql.DefaultMaxEventRate
+	DefaultMaxPageSize        = 1000 // ?page_size= of a full_set query
+	DefaultMaxRejected        = 100  // rejected candidates listed in one response (query's default)
 	DefaultMaxHeaderBytes     = 64 << 10
 	DefaultSignedWindow       = 5 * time.Minute
 )
@@ -78,6 +84,11 @@ type Config struct {
 	Heartbeat          time.Duration // SSE comment interval that keeps idle streams alive
 	StreamWriteTimeout time.Duration // one SSE write; a client slower than this is dropped
 	MaxStreams         int           // concurrent SSE streams; 503 beyond
+	MaxQueries         int           // intents resolved at once (POST /oap/intent); 503 beyond
+	MaxSubscriptions   int           // subscription streams open per caller; 429 beyond
+	MaxEventsPerMinute int           // the max_event_rate_per_minute a subscription may ask for; 400 beyond
+	MaxPageSize        int           // largest ?page_size= of a full_set query; 400 beyond
+	MaxRejected        int           // rejected candidates listed per response; the rest are counted
 	MaxHeaderBytes     int           // 431 beyond
 	// SignedRequestWindow is how far a signed request's created time may
 	// be from the server's clock; its nonce is remembered twice as long.
@@ -112,6 +123,11 @@ func (c *Config) ensureLimits() {
 	c.RateBurst = orDefault(c.RateBurst, DefaultRateBurst)
 	c.MaxStreams = orDefault(c.MaxStreams, DefaultMaxStreams)
 	c.MaxHeaderBytes = orDefault(c.MaxHeaderBytes, DefaultMaxHeaderBytes)
+	c.MaxQueries = orDefault(c.MaxQueries, DefaultMaxQueries)
+	c.MaxSubscriptions = orDefault(c.MaxSubscriptions, DefaultMaxSubscriptions)
+	c.MaxEventsPerMinute = orDefault(c.MaxEventsPerMinute, DefaultMaxEventsPerMinute)
+	c.MaxPageSize = orDefault(c.MaxPageSize, DefaultMaxPageSize)
+	c.MaxRejected = orDefault(c.MaxRejected, DefaultMaxRejected)
 	if c.RateLimit == 0 {
 		c.RateLimit = DefaultRateLimit
 	}

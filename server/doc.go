@@ -28,7 +28,10 @@
 // document of query.ErrorDocument with the problem members added; every
 // response carries Cache-Control: no-store. A caller is its bearer token's
 // tenant DID, else anonymous (the public principal); requests are rate
-// limited per caller (per client IP when anonymous).
+// limited per caller (per client IP when anonymous). What runs at once is
+// bounded too (concurrency.go): intents being resolved (MaxQueries, 503)
+// and subscription streams per caller (MaxSubscriptions, 429); a request
+// over a bound is refused at once, with Retry-After, never queued.
 //
 // Streams (text/event-stream) extend their write deadline before every
 // write (http.ResponseController), so the server's WriteTimeout bounds

@@ -12,9 +12,6 @@ import (
 	"github.com/aqlstore/aqlstore/query/aql"
 )
 
-// maxPageSize bounds ?page_size= of a full_set query.
-const maxPageSize = 1000
-
 // handleIntent answers POST /oap/intent (the RFC 0023 query operation):
 // a subscription intent, or any intent with Accept: text/event-stream, is
 // answered with server-sent events; any other gets the signed
@@ -25,14 +22,23 @@ func (s *Server) handleIntent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	switch {
-	case in.Category == aql.CategorySubscription:
-		s.subscribe(w, r, in)
-	case acceptsSSE(r):
-		s.streamQuery(w, r, in)
-	default:
-		s.resolve(w, r, in)
+	if in.Category == aql.CategorySubscription {
+		s.subscribe(w, r, in) // a stream: bounded by MaxStreams and MaxSubscriptions
+		return
 	}
+	release, ok := s.startQuery(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	if s.queryHook != nil {
+		s.queryHook(in)
+	}
+	if acceptsSSE(r) {
+		s.streamQuery(w, r, in)
+		return
+	}
+	s.resolve(w, r, in)
 }
 
 // readIntent checks the media type, reads and parses the intent. Every
@@ -47,7 +53,7 @@ func (s *Server) readIntent(w http.ResponseWriter, r *http.Request) (*aql.Intent
 		s.writeProblem(w, r, *p)
 		return nil, false
 	}
-	in, err := aql.Parse(b, nil)
+	in, err := aql.Parse(b, s.cfg.intentOptions())
 	if err != nil {
 		s.refuseIntent(w, r, err, nil)
 		return nil, false
@@ -111,11 +117,11 @@ func planKind(p *query.Plan) string {
 // token or signed request), else as public (query.Options.Principal).
 func (s *Server) queryOptions(r *http.Request) (*query.Options, *problem) {
 	o := &query.Options{Signer: s.cfg.Signer, Keys: s.cfg.Keys, At: s.cfg.Now(), Cursor: r.URL.Query().Get("cursor"),
-		Principal: callerOf(r).tenant}
+		Principal: callerOf(r).tenant, MaxRejected: s.cfg.MaxRejected}
 	if ps := r.URL.Query().Get("page_size"); ps != "" {
 		n, err := strconv.Atoi(ps)
-		if err != nil || n < 1 || n > maxPageSize {
-			p := badRequest("bad_parameter", "page_size must be a whole number from 1 to "+strconv.Itoa(maxPageSize))
+		if err != nil || n < 1 || n > s.cfg.MaxPageSize {
+			p := pageSizeProblem(ps, s.cfg.MaxPageSize)
 			return nil, &p
 		}
 		o.PageSize = n

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -21,6 +22,10 @@ type Server struct {
 	metrics *metrics
 	limiter *limiter
 	nonces  *nonceCache // signed requests' nonces within the window
+	gates   *gates      // queries and subscriptions running (MaxQueries, MaxSubscriptions)
+
+	// queryHook, when set (tests only), runs while a query holds its slot.
+	queryHook func(*aql.Intent)
 
 	didWeb  atomic.Pointer[string] // set by New from PublicURL/DIDWeb, else by Serve from the listener
 	streams atomic.Int64           // SSE streams open now
@@ -38,7 +43,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(cfg.Store),
-		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst), nonces: newNonceCache(), closing: make(chan struct{})}
+		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst), nonces: newNonceCache(), gates: newGates(), closing: make(chan struct{})}
 	if did := s.configuredDID(); did != "" {
 		s.didWeb.Store(&did)
 	}

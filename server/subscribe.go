@@ -51,6 +51,11 @@ func (s *Server) subscribe(w http.ResponseWriter, r *http.Request, in *aql.Inten
 		s.writeProblem(w, r, *p)
 		return
 	}
+	closeSub, ok := s.openSubscription(w, r, callerOf(r).rateKey())
+	if !ok {
+		return
+	}
+	defer closeSub()
 	e, done, ok := s.startSSE(w, r)
 	if !ok {
 		return

@@ -32,6 +32,7 @@ type serveCommand struct {
 	maxBody   int64
 	cpuProf   string
 	timeouts  server.Config // only the timeout fields are read
+	limits    server.Config // only the limit fields are read (limitFlags)
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -63,7 +64,21 @@ func (c *serveCommand) command() *cobra.Command {
 	f.DurationVar(&c.timeouts.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "time in-flight requests get on shutdown")
 	f.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	f.DurationVar(&c.timeouts.Heartbeat, "heartbeat", server.DefaultHeartbeat, "interval of heartbeats on idle event streams")
+	c.limitFlags(cmd)
 	return cmd
+}
+
+// limitFlags declares the flags of the server's limits; README.md lists
+// them with what crossing each one answers.
+func (c *serveCommand) limitFlags(cmd *cobra.Command) {
+	f, l := cmd.Flags(), &c.limits
+	f.Int64Var(&l.MaxImportBytes, "max-import-body", server.DefaultMaxImportBytes, "body limit in bytes of imports and NDJSON puts (413 above)")
+	f.IntVar(&l.MaxQueries, "max-queries", server.DefaultMaxQueries, "intents resolved at once (503 above)")
+	f.IntVar(&l.MaxStreams, "max-streams", server.DefaultMaxStreams, "event streams open at once (503 above)")
+	f.IntVar(&l.MaxSubscriptions, "max-subscriptions", server.DefaultMaxSubscriptions, "subscription streams one caller may hold open (429 above)")
+	f.IntVar(&l.MaxEventsPerMinute, "max-events-per-minute", server.DefaultMaxEventsPerMinute, "largest max_event_rate_per_minute a subscription may ask for (400 above)")
+	f.IntVar(&l.MaxPageSize, "max-page-size", server.DefaultMaxPageSize, "largest ?page_size= of a full_set query (400 above)")
+	f.IntVar(&l.MaxRejected, "max-rejected", server.DefaultMaxRejected, "rejected candidates listed per response (the rest are counted)")
 }
 
 func (c *serveCommand) run(ctx context.Context) error {
@@ -105,6 +120,12 @@ func (c *serveCommand) config() (server.Config, error) {
 	cfg := c.timeouts
 	cfg.Addr, cfg.PublicURL, cfg.DIDWeb, cfg.Version = c.addr, c.publicURL, c.didWeb, version()
 	cfg.RateLimit, cfg.RateBurst, cfg.MaxBodyBytes = c.rate, c.burst, c.maxBody
+	l := c.limits
+	cfg.MaxImportBytes, cfg.MaxQueries, cfg.MaxStreams, cfg.MaxSubscriptions = l.MaxImportBytes, l.MaxQueries, l.MaxStreams, l.MaxSubscriptions
+	cfg.MaxEventsPerMinute, cfg.MaxPageSize, cfg.MaxRejected = l.MaxEventsPerMinute, l.MaxPageSize, l.MaxRejected
+	if err := c.checkLimits(); err != nil {
+		return cfg, err
+	}
 	if c.rate == 0 {
 		cfg.RateLimit = -1
 	}
@@ -126,6 +147,24 @@ func (c *serveCommand) config() (server.Config, error) {
 		return cfg, usageError{fmt.Errorf("%w: --addr %s is not loopback; give --auth FILE or listen on 127.0.0.1", server.ErrNoAuth, c.addr)}
 	}
 	return cfg, nil
+}
+
+// checkLimits refuses a limit below 1: the server would silently take
+// its default instead, and a user writing 0 may well mean "no limit".
+func (c *serveCommand) checkLimits() error {
+	l := c.limits
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"max-body", c.maxBody}, {"max-import-body", l.MaxImportBytes}, {"max-queries", int64(l.MaxQueries)},
+		{"max-streams", int64(l.MaxStreams)}, {"max-subscriptions", int64(l.MaxSubscriptions)},
+		{"max-events-per-minute", int64(l.MaxEventsPerMinute)}, {"max-page-size", int64(l.MaxPageSize)},
+		{"max-rejected", int64(l.MaxRejected)}} {
+		if f.v < 1 {
+			return usageError{fmt.Errorf("--%s %d: a limit must be at least 1", f.name, f.v)}
+		}
+	}
+	return nil
 }
 
 // loadDemo fills an empty store with the demo corpus.

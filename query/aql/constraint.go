@@ -55,11 +55,11 @@ func (c *checker) node(v any, ptr string, depth int) *Node {
 // hostile tree costs bounded work before anything is evaluated.
 func (c *checker) admit(ptr string, depth int) bool {
 	if depth > c.o.MaxTreeDepth {
-		c.limitOnce("depth", ptr, "constraint tree is deeper than %d levels (MaxTreeDepth); flatten it: all_of and any_of take many children", c.o.MaxTreeDepth)
+		c.limitOnce("depth", ptr, "constraint tree depth %d is over the limit of %d (Options.MaxTreeDepth); flatten it: all_of and any_of take many children", depth, c.o.MaxTreeDepth)
 		return false
 	}
 	if c.nodes >= c.o.MaxNodes {
-		c.limitOnce("nodes", ptr, "constraint tree has more than %d nodes (MaxNodes); split the intent or use in for sets of values", c.o.MaxNodes)
+		c.limitOnce("nodes", ptr, "constraint node %d is over the limit of %d nodes (Options.MaxNodes); split the intent or use in for sets of values", c.nodes+1, c.o.MaxNodes)
 		return false
 	}
 	c.nodes++

@@ -137,8 +137,17 @@ func (c *checker) resolutionPolicy(v any, ptr string, in *Intent) {
 	}
 }
 
+// eventRate reads max_event_rate_per_minute, bounded by the resolver's
+// MaxEventRate: a subscription's rate window remembers every event of
+// the last minute, so the rate is what a subscription may cost.
 func (c *checker) eventRate(v any, ptr string, in *Intent) {
-	in.MaxEventRatePerMinute, _ = c.integer(v, ptr, "max_event_rate_per_minute", 1)
+	n, ok := c.integer(v, ptr, "max_event_rate_per_minute", 1)
+	if ok && n > c.o.MaxEventRate {
+		c.rulef(ptr, CodeLimit, "max_event_rate_per_minute %d is over the limit of %d events per minute (Options.MaxEventRate, serve --max-events-per-minute); ask for at most %d (changes beyond the rate are coalesced, never lost)",
+			n, c.o.MaxEventRate, c.o.MaxEventRate)
+		return
+	}
+	in.MaxEventRatePerMinute = n
 }
 
 var projectionShape = &shape{what: "projection", fields: []field{
@@ -184,11 +193,11 @@ func (c *checker) pointers(v any, ptr, what string, min int) []*canon.Pointer {
 func (c *checker) pointer(s, ptr string) *canon.Pointer {
 	lim := c.o.PointerLimits
 	if len(s) > lim.MaxBytes {
-		c.rulef(ptr, CodeLimit, "pointer is %d bytes, over the limit PointerLimits.MaxBytes=%d; shorten it (** reaches deep fields)", len(s), lim.MaxBytes)
+		c.rulef(ptr, CodeLimit, "pointer is %d bytes, over the limit of %d (Options.PointerLimits.MaxBytes); shorten it (** reaches deep fields)", len(s), lim.MaxBytes)
 		return nil
 	}
 	if n := strings.Count(s, "/"); n > lim.MaxSegments {
-		c.rulef(ptr, CodeLimit, "pointer has %d segments, over the limit PointerLimits.MaxSegments=%d; shorten it (** reaches deep fields)", n, lim.MaxSegments)
+		c.rulef(ptr, CodeLimit, "pointer has %d segments, over the limit of %d (Options.PointerLimits.MaxSegments); shorten it (** reaches deep fields)", n, lim.MaxSegments)
 		return nil
 	}
 	p, err := canon.ParsePointerLimits(s, lim)

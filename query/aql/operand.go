@@ -128,7 +128,7 @@ func (c *checker) regex(l *Leaf, v any, ptr string) {
 		return
 	}
 	if len(s) > c.o.MaxRegexBytes {
-		c.rulef(ptr, CodeLimit, "pattern is %d bytes, over the limit MaxRegexBytes=%d; shorten it", len(s), c.o.MaxRegexBytes)
+		c.rulef(ptr, CodeLimit, "pattern is %d bytes, over the limit of %d (Options.MaxRegexBytes); shorten it", len(s), c.o.MaxRegexBytes)
 		return
 	}
 	re, err := compileRegex(s)

@@ -17,6 +17,7 @@ const (
 	DefaultMaxTreeDepth  = 32                     // constraint tree depth; the root node has depth 1
 	DefaultMaxBytes      = 1 << 20                // the intent document
 	DefaultMaxProblems   = 100                    // problems reported before Parse stops collecting
+	DefaultMaxEventRate  = 6000                   // max_event_rate_per_minute a subscription may ask for
 )
 
 // Options bound what Parse accepts. The zero value of a field means its
@@ -41,6 +42,10 @@ type Options struct {
 	// MaxProblems bounds how many problems one InvalidError lists; a
 	// hostile intent could otherwise produce one per array element.
 	MaxProblems int
+	// MaxEventRate bounds the max_event_rate_per_minute a subscription
+	// intent may ask for; a server passes its own (serve
+	// --max-events-per-minute).
+	MaxEventRate int
 }
 
 // EnsureDefaults fills zero or negative fields with their defaults and
@@ -54,6 +59,7 @@ func (o *Options) EnsureDefaults() *Options {
 	o.MaxTreeDepth = orDefault(o.MaxTreeDepth, DefaultMaxTreeDepth)
 	o.MaxBytes = orDefault(o.MaxBytes, DefaultMaxBytes)
 	o.MaxProblems = orDefault(o.MaxProblems, DefaultMaxProblems)
+	o.MaxEventRate = orDefault(o.MaxEventRate, DefaultMaxEventRate)
 	return o
 }
 

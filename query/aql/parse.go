@@ -22,7 +22,7 @@ func Parse(b []byte, opts *Options) (*Intent, error) {
 	o := optionsOrDefault(opts)
 	if len(b) > o.MaxBytes {
 		return nil, &InvalidError{Problems: []Problem{{Code: CodeLimit,
-			Message: fmt.Sprintf("intent is %d bytes, over the limit MaxBytes=%d; shorten it (fewer constraints, shorter sets) or raise the limit", len(b), o.MaxBytes)}}}
+			Message: fmt.Sprintf("intent is %d bytes, over the limit of %d (Options.MaxBytes); shorten it (fewer constraints, shorter sets) or raise the limit", len(b), o.MaxBytes)}}}
 	}
 	v, err := canon.Decode(b, &o.Limits)
 	if err != nil {
@@ -103,7 +103,7 @@ func (c *checker) report(p Problem) {
 	if len(c.problems) == c.o.MaxProblems {
 		c.capped = true
 		p = Problem{Code: CodeLimit,
-			Message: fmt.Sprintf("more than %d problems (MaxProblems); fix the ones listed and parse again", c.o.MaxProblems)}
+			Message: fmt.Sprintf("more than %d problems (Options.MaxProblems); fix the ones listed and parse again", c.o.MaxProblems)}
 	}
 	c.problems = append(c.problems, p)
 }

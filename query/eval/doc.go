@@ -81,7 +81,9 @@
 //   - "path has a value": exists:false and the path resolved to a value.
 //   - "regex timeout": no value matched and at least one match hit the
 //     regex's MatchTimeout (the answer for that value is unknown, so the
-//     leaf fails; it never hangs).
+//     leaf fails; it never hangs). MatchTimeout is also the leaf's
+//     budget per document: once its matches have taken that long in all,
+//     the values left are not matched and count as timed out.
 //   - "regex limit": as "regex timeout", for regexp2's backtracking stack
 //     limit.
 //   - "incomparable": every resolved value was of a type or form the

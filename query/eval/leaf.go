@@ -1,6 +1,10 @@
 package eval
 
-import "github.com/aqlstore/aqlstore/query/aql"
+import (
+	"time"
+
+	"github.com/aqlstore/aqlstore/query/aql"
+)
 
 // outcome is what one resolved value does to a leaf.
 type outcome uint8
@@ -30,6 +34,10 @@ type scan struct {
 	fails   bool // some value was comparable but did not satisfy
 	timeout bool
 	limit   bool
+
+	// regexSpent is the time this leaf's regex has run on this document;
+	// see matches.
+	regexSpent time.Duration
 
 	// Over canonical bytes (document.isRaw), first and witness stay unset
 	// and these hold the values' bytes instead.
@@ -93,7 +101,7 @@ func (e *Evaluator) test(l *aql.Leaf, v any) outcome {
 	case aql.OpContains:
 		return e.contains(v, l.Value)
 	case aql.OpMatches:
-		return matches(l, v)
+		return e.scan.matches(l, v)
 	case aql.OpBefore, aql.OpAfter, aql.OpWithin, aql.OpOutside:
 		return temporal(l, v)
 	case aql.OpExists:
