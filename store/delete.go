@@ -103,12 +103,3 @@ func (m *mutation) dropRef(rec record) error {
 	}
 	return m.b.set(AppendRefsKey(nil, rec.id), appendRefs(nil, blob, n-1))
 }
-
-// Compact rewrites the database files so that deleted bytes leave the
-// disk. It can take a while on a large store.
-func (s *Store) Compact(ctx context.Context) error {
-	if err := s.kv.compact(); err != nil {
-		return fmt.Errorf("store: compact: %w", err)
-	}
-	return nil
-}

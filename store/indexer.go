@@ -100,10 +100,14 @@ func (w *IndexWriter) merge(key []byte, set, clear *roaring.Bitmap) error {
 	return w.b.b.Merge(key, op, nil)
 }
 
-// Set writes a plain (non-posting) index key.
+// Set writes a plain (non-posting) index key. Its value must not read as
+// an empty posting list, which Compact deletes (compact.go).
 func (w *IndexWriter) Set(key, value []byte) error {
 	if err := checkIndexKey(key); err != nil {
 		return err
+	}
+	if isEmptyPosting(value) {
+		return fmt.Errorf("%w: index key %q: a plain value may not read as an empty posting list", ErrInvalid, key)
 	}
 	return w.b.set(key, value)
 }

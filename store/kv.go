@@ -16,7 +16,8 @@ import (
 // found flag and copies every value before its closer closes, so that no
 // Pebble-owned byte slice escapes it.
 type kv struct {
-	db *pebble.DB
+	db    *pebble.DB
+	fault *faultState // disk faults: mutations are refused after one (kv_fault.go)
 }
 
 // openKV opens (creating if needed) the Pebble database in dir. The
@@ -25,6 +26,7 @@ type kv struct {
 // most reads are point lookups of keys that exist, and block compression
 // chosen by Options.
 func openKV(dir string, o *Options) (*kv, error) {
+	fault := &faultState{noSync: o.NoSync, log: o.Logger}
 	po := &pebble.Options{
 		FS:                          o.FS,
 		CacheSize:                   o.CacheSize,
@@ -33,16 +35,19 @@ func openKV(dir string, o *Options) (*kv, error) {
 		L0CompactionThreshold:       4,
 		L0StopWritesThreshold:       24,
 		Logger:                      pebbleLogger{o.Logger},
+		EventListener:               fault.events(o.Logger), // disk faults are errors, not fatal (kv_fault.go)
 		// Without a recent format Pebble cannot write MinLZ and silently
 		// falls back to Snappy for every block, zstd included: measured,
 		// the newest format takes manifests from 1062 to 780 bytes per
 		// document on disk (BenchmarkCompression).
 		FormatMajorVersion: pebble.FormatNewest,
 		Merger:             bitmapMerger,
+		Cleaner:            eraseCleaner{}, // no WAL recycling: deleted bytes leave the disk (compact.go)
 	}
 	if po.FS == nil {
 		po.FS = vfs.Default
 	}
+	po.FS = watchWAL{FS: po.FS, f: fault} // a failed WAL write refuses the next commit (kv_fault.go)
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 		po.Levels[i].BlockSize = o.BlockSize
@@ -59,10 +64,18 @@ func openKV(dir string, o *Options) (*kv, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
-	return &kv{db: db}, nil
+	fault.opened.Store(true)
+	return &kv{db: db, fault: fault}, nil
 }
 
-func (k *kv) close() error { return k.db.Close() }
+// close closes Pebble, unless a fault left its commit pipeline locked:
+// Pebble's Close would then block forever (kv_fault.go).
+func (k *kv) close() error {
+	if k.fault.wedged() {
+		return k.fault.refusal()
+	}
+	return k.fault.closeError(k.db.Close())
+}
 
 // get returns a copy of the value of key, appended to dst.
 func get(r interface {
@@ -73,7 +86,7 @@ func get(r interface {
 		return dst, false, nil
 	}
 	if err != nil {
-		return dst, false, err
+		return dst, false, readError(key, err)
 	}
 	dst = append(dst, v...)
 	return dst, true, closer.Close()
@@ -99,20 +112,31 @@ func (k *kv) get(key, dst []byte) ([]byte, bool, error) { return get(dbReader{k.
 type batch struct {
 	b     *pebble.Batch
 	async bool // applied with ApplyNoSyncWait: wait must SyncWait
+	k     *kv  // whose fault state wait records a failed sync in
+	stuck bool // a commit of it panicked: Pebble may still hold it, never recycle it
 }
 
-func (k *kv) newBatch() *batch { return &batch{b: k.db.NewIndexedBatch()} }
+func (k *kv) newBatch() *batch { return &batch{b: k.db.NewIndexedBatch(), k: k} }
 
 func (b *batch) get(key, dst []byte) ([]byte, bool, error) { return get(batchReader{b.b}, key, dst) }
 func (b *batch) set(key, value []byte) error               { return b.b.Set(key, value, nil) }
 func (b *batch) del(key []byte) error                      { return b.b.Delete(key, nil) }
-func (b *batch) close()                                    { _ = b.b.Close() }
-func (b *batch) empty() bool                               { return b.b.Empty() }
+func (b *batch) close() {
+	if !b.stuck {
+		_ = b.b.Close()
+	}
+}
+func (b *batch) empty() bool { return b.b.Empty() }
 
 // apply applies b in commit order without waiting for the WAL sync; the
 // caller must call b.wait before acknowledging. Applying under the writer
 // lock and waiting outside it lets concurrent writers share one fsync.
-func (k *kv) apply(b *batch, sync bool) error {
+// After a fault every apply is refused (kv_fault.go).
+func (k *kv) apply(b *batch, sync bool) (err error) {
+	if err := k.fault.refusal(); err != nil {
+		return err
+	}
+	defer k.recoverCommit(b, &err)
 	if !sync {
 		return k.db.Apply(b.b, pebble.NoSync)
 	}
@@ -127,6 +151,9 @@ func (b *batch) wait() error {
 		err = b.b.SyncWait()
 	}
 	b.close()
+	if err != nil {
+		return b.k.fault.record("write-ahead log write or sync", err, false)
+	}
 	return err
 }
 
@@ -137,15 +164,16 @@ func (k *kv) scan(start, end []byte, fn func(key, value []byte) error) error {
 	if err != nil {
 		return err
 	}
-	return eachCopy(it, fn)
+	return eachCopy(it, start, fn)
 }
 
 // eachCopy runs fn over the iterator's keys with copies of key and value,
-// and closes it.
-func eachCopy(it *pebble.Iterator, fn func(key, value []byte) error) error {
+// and closes it. A read error names the key, or the scan's start.
+func eachCopy(it *pebble.Iterator, start []byte, fn func(key, value []byte) error) error {
 	for valid := it.First(); valid; valid = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
+			err = readError(it.Key(), err)
 			_ = it.Close()
 			return err
 		}
@@ -154,7 +182,7 @@ func eachCopy(it *pebble.Iterator, fn func(key, value []byte) error) error {
 			return err
 		}
 	}
-	return it.Close()
+	return readError(start, it.Close())
 }
 
 // scan calls fn for every key in [start, end) as the batch sees it (the
@@ -165,7 +193,7 @@ func (b *batch) scan(start, end []byte, fn func(key, value []byte) error) error 
 	if err != nil {
 		return err
 	}
-	return eachCopy(it, fn)
+	return eachCopy(it, start, fn)
 }
 
 // view is a consistent read-only view of the committed database (a Pebble
@@ -191,7 +219,7 @@ func (v *view) scan(start, end []byte, fn func(key, value []byte) error) error {
 	if err != nil {
 		return err
 	}
-	return eachCopy(it, fn)
+	return eachCopy(it, start, fn)
 }
 
 // cursor reads keys of [start, end) in ascending order through one
@@ -217,11 +245,11 @@ func (v *view) cursor(start, end []byte) (*cursor, error) {
 // is read too, at the cost of a seek.
 func (c *cursor) seek(key, dst []byte) ([]byte, bool, error) {
 	if !c.it.SeekGE(key) || !bytes.Equal(c.it.Key(), key) {
-		return dst, false, c.it.Error()
+		return dst, false, readError(key, c.it.Error())
 	}
 	v, err := c.it.ValueAndErr()
 	if err != nil {
-		return dst, false, err
+		return dst, false, readError(key, err)
 	}
 	return append(dst, v...), true, nil
 }
@@ -233,6 +261,9 @@ func (b *batch) size() int { return b.b.Len() }
 
 // compact compacts the whole key space; deleted bytes leave the disk.
 func (k *kv) compact() error {
+	if err := k.fault.refusal(); err != nil {
+		return err // after a WAL fault, Flush's WAL switch would abort the process (kv_fault.go)
+	}
 	if err := k.db.Flush(); err != nil {
 		return err
 	}
@@ -246,14 +277,19 @@ func (k *kv) diskBytes() uint64 {
 }
 
 // pebbleLogger keeps Pebble's informational chatter off stderr, which
-// belongs to the CLI's output, and sends its errors to the store's logger;
-// fatal errors still panic as Pebble requires.
+// belongs to the CLI's output, and sends its errors to the store's logger.
+// Fatalf must not return (Pebble would carry on after it, at some call
+// sites reporting a failed commit as a success): it logs and panics, which
+// on Pebble's background goroutines ends the process (kv_fault.go says
+// when and why).
 type pebbleLogger struct{ log *slog.Logger }
 
 func (pebbleLogger) Infof(string, ...interface{}) {}
 func (l pebbleLogger) Errorf(format string, args ...interface{}) {
 	l.log.Error("pebble: " + fmt.Sprintf(format, args...))
 }
-func (pebbleLogger) Fatalf(format string, args ...interface{}) {
-	panic(fmt.Sprintf("pebble: "+format, args...))
+func (l pebbleLogger) Fatalf(format string, args ...interface{}) {
+	f := &pebbleFatal{msg: fmt.Sprintf(format, args...)}
+	l.log.Error(f.Error())
+	panic(f)
 }

@@ -16,6 +16,10 @@ func (s *Store) DiskUsage() (*DiskUsage, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
+	// The flush below is unsafe after a disk fault (see kv.erase).
+	if err := s.kv.fault.refusal(); err != nil {
+		return nil, err
+	}
 	if err := s.kv.db.Flush(); err != nil {
 		return nil, err
 	}

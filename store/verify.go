@@ -7,6 +7,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -18,6 +21,10 @@ type VerifyReport struct {
 	Receipts  int      // receipts in the chain
 	Problems  []string // the first maxProblems problems, each naming its key
 	Count     int      // all problems found
+	// Damaged lists the database files whose bytes failed Pebble's
+	// checksums, each once, with the keys they hold; the problems name
+	// the documents, blobs and receipts that could not be read.
+	Damaged []Damage
 }
 
 // OK reports whether Verify found nothing wrong.
@@ -32,29 +39,56 @@ func (r *VerifyReport) add(format string, args ...any) {
 	}
 }
 
+// damage records a damaged file, once.
+func (r *VerifyReport) damage(d *Damage) {
+	for _, x := range r.Damaged {
+		if x.File == d.File {
+			return
+		}
+	}
+	r.Damaged = append(r.Damaged, *d)
+	r.add("%s", d)
+}
+
+// unreadable records a read that failed on damage and reports true, or
+// reports false for any other error, which the caller returns.
+func (r *VerifyReport) unreadable(err error, format string, args ...any) bool {
+	d, _, ok := damageOf(err)
+	if ok {
+		r.damage(d)
+		r.add("%s: unreadable, in damaged file %s", fmt.Sprintf(format, args...), d.File)
+	}
+	return ok
+}
+
 // Verify re-hashes every blob against the content id its documents and
 // reference count name, checks every document's keys and reference
 // counts, and walks the receipt chain from the first receipt to the head.
 // It reports a blob that nothing references and a reference to a missing
-// blob. A damaged store yields a report with problems, not an error; the
-// error is for failures to read at all.
+// blob. A damaged store yields a report with problems, not an error: a
+// database file that fails its checksums is listed in Damaged, and Verify
+// reads around it, naming the documents, blobs and receipts it could not
+// read. The error is for failures to read at all.
 func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 	rep := &VerifyReport{}
+	s.mu.Lock() // the view and the counters must be of the same instant
 	v := s.kv.newView()
+	nextNum, head := s.nextNum, s.head
+	s.mu.Unlock()
 	defer v.close()
-	uses, err := s.verifyDocuments(ctx, v, rep)
+	uses, docGaps, err := s.verifyDocuments(ctx, v, rep, nextNum)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("store: verify documents: %w", err)
 	}
-	owners, err := verifyRefs(ctx, v, rep, uses)
+	owners, err := verifyRefs(ctx, v, rep, uses, docGaps)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("store: verify reference counts: %w", err)
 	}
-	if err := verifyBlobs(ctx, v, rep, owners); err != nil {
-		return nil, err
+	if err := verifyBlobs(ctx, v, rep, owners, nextNum); err != nil {
+		return nil, fmt.Errorf("store: verify blobs: %w", err)
 	}
-	if err := s.verifyChain(ctx, rep); err != nil {
-		return nil, err
+	if err := verifyChain(ctx, v, rep, head); err != nil {
+		return nil, fmt.Errorf("store: verify receipts: %w", err)
 	}
 	return rep, nil
 }
@@ -73,26 +107,39 @@ type blobOwner struct {
 }
 
 // verifyDocuments checks each record's keys and tallies the documents of
-// each content.
-func (s *Store) verifyDocuments(ctx context.Context, v *view, rep *VerifyReport) (map[canon.ContentID]blobUse, error) {
+// each content. It returns the ranges of document numbers it could not
+// read.
+func (s *Store) verifyDocuments(ctx context.Context, v *view, rep *VerifyReport, nextNum uint32) (
+	map[canon.ContentID]blobUse, *gaps, error) {
 	uses := map[canon.ContentID]blobUse{}
-	s.mu.Lock()
-	nextNum := s.nextNum
-	s.mu.Unlock()
 	want := func(key []byte, num uint32, what string) error {
 		val, found, err := v.get(key, nil)
-		if err != nil {
+		switch {
+		case err != nil:
+			if rep.unreadable(err, "document %d: %s key", num, what) {
+				return nil
+			}
 			return err
-		}
-		if !found {
+		case !found:
 			rep.add("document %d: %s key missing", num, what)
-		} else if len(val) == 4 && binary.BigEndian.Uint32(val) != num {
+		case len(val) == 4 && binary.BigEndian.Uint32(val) != num:
 			rep.add("document %d: %s key points to document %d", num, what, binary.BigEndian.Uint32(val))
 		}
 		return nil
 	}
-	err := s.scanRecords(ctx, v, "", func(num uint32, rec *record) error {
+	fam := numbered{prefix: prefixDoc, width: 4, limit: uint64(nextNum)}
+	g := &gaps{rep: rep, what: "documents", fam: fam, note: deletedNote}
+	err := v.walk([]byte{prefixDoc}, prefixEnd([]byte{prefixDoc}), func(key, value []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		rep.Documents++
+		num := binary.BigEndian.Uint32(key[1:])
+		rec, err := decodeRecord(num, value)
+		if err != nil {
+			rep.add("document %d: record unreadable: %v", num, err)
+			return nil
+		}
 		u, seen := uses[rec.id]
 		if seen && u.blob != rec.blob {
 			rep.add("document %d: names blob %d for %s, which another document keeps in blob %d", num, rec.blob, rec.id, u.blob)
@@ -113,20 +160,27 @@ func (s *Store) verifyDocuments(ctx context.Context, v *view, rep *VerifyReport)
 			}
 		}
 		_, found, err := v.get(AppendKindKey(nil, rec.kind, num), nil)
+		if err != nil && !rep.unreadable(err, "document %d: kind key", num) {
+			return err
+		}
 		if err == nil && !found {
 			rep.add("document %d: kind key missing", num)
 		}
-		if err != nil {
+		if err := s.verifyMessageKeys(num, rep); err != nil && !rep.unreadable(err, "document %d: message keys", num) {
 			return err
 		}
-		return s.verifyMessageKeys(num, rep)
-	})
-	return uses, err
+		return nil
+	}, fam.next, g.add)
+	g.flush()
+	return uses, g, err
 }
 
 // verifyRefs compares every reference count with the documents' tally and
 // returns, per blob number, the content it must hold. uses is consumed.
-func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.ContentID]blobUse) (map[uint32]blobOwner, error) {
+// When documents could not be read (docGaps), a count above the readable
+// documents' tally is what the damage explains, and is reported once.
+func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.ContentID]blobUse, docGaps *gaps) (
+	map[uint32]blobOwner, error) {
 	owners := make(map[uint32]blobOwner, len(uses))
 	claim := func(blob uint32, id canon.ContentID, docs uint64) {
 		if o, taken := owners[blob]; taken && o.id != id {
@@ -135,8 +189,26 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 		}
 		owners[blob] = blobOwner{id: id, docs: docs}
 	}
+	// Reference counts are keyed by content id: after damage the walk
+	// goes on from the next content a readable document uses.
+	expected := make([][]byte, 0, len(uses))
+	for id := range uses {
+		expected = append(expected, AppendRefsKey(nil, id))
+	}
+	slices.SortFunc(expected, bytes.Compare)
+	next := func(key []byte) []byte {
+		i, found := slices.BinarySearchFunc(expected, key, bytes.Compare)
+		if found {
+			i++
+		}
+		if i == len(expected) {
+			return nil
+		}
+		return expected[i]
+	}
+	explained := 0
 	start := []byte{prefixRefs}
-	err := v.scan(start, prefixEnd(start), func(key, value []byte) error {
+	err := v.walk(start, prefixEnd(start), func(key, value []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -149,6 +221,8 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 		}
 		u, used := uses[id]
 		switch {
+		case n > u.docs && docGaps.any():
+			explained++
 		case n != u.docs:
 			rep.add("blob %s: reference count %d, but %d documents use it", id, n, u.docs)
 		case used && blob != u.blob:
@@ -157,7 +231,21 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 		delete(uses, id)
 		claim(blob, id, u.docs)
 		return nil
+	}, next, func(lo, _ []byte, d *Damage) {
+		rep.damage(d)
+		if len(lo) == 1+len(canon.ContentID{}) {
+			var id canon.ContentID
+			copy(id[:], lo[1:])
+			rep.add("blob %s: reference count unreadable, in damaged file %s", id, d.File)
+			if u, used := uses[id]; used {
+				claim(u.blob, id, u.docs)
+				delete(uses, id)
+			}
+		}
 	})
+	if explained > 0 {
+		rep.add("%d reference counts are above the readable documents using them: the unreadable documents explain it", explained)
+	}
 	for id, u := range uses {
 		rep.add("blob %s: no reference count, but %d documents use it", id, u.docs)
 		claim(u.blob, id, u.docs)
@@ -167,9 +255,10 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 
 // verifyBlobs re-hashes every blob against the content its number must
 // hold, and reports blobs that nothing names and names with no blob.
-func verifyBlobs(ctx context.Context, v *view, rep *VerifyReport, owners map[uint32]blobOwner) error {
-	start := []byte{prefixBlob}
-	err := v.scan(start, prefixEnd(start), func(key, value []byte) error {
+func verifyBlobs(ctx context.Context, v *view, rep *VerifyReport, owners map[uint32]blobOwner, nextNum uint32) error {
+	fam := numbered{prefix: prefixBlob, width: 4, limit: uint64(nextNum)}
+	g := &gaps{rep: rep, what: "blobs", fam: fam, note: deletedNote}
+	err := v.walk([]byte{prefixBlob}, prefixEnd([]byte{prefixBlob}), func(key, value []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -187,46 +276,160 @@ func verifyBlobs(ctx context.Context, v *view, rep *VerifyReport, owners map[uin
 		}
 		delete(owners, blob)
 		return nil
-	})
-	for blob, o := range owners {
+	}, fam.next, g.add)
+	g.flush()
+	for _, blob := range slices.Sorted(maps.Keys(owners)) {
+		o := owners[blob]
+		if g.has(uint64(blob)) {
+			rep.add("blob %s (number %d, used by %d documents): unreadable", o.id, blob, o.docs)
+			continue
+		}
 		rep.add("blob %s (number %d): missing, used by %d documents", o.id, blob, o.docs)
 	}
 	return err
 }
 
-// verifyChain walks the receipts in order, checking seq and prev.
-func (s *Store) verifyChain(ctx context.Context, rep *VerifyReport) error {
+// verifyChain walks the receipts in order, checking seq and prev. After
+// receipts it could not read, it checks the chain again from the next
+// readable one.
+func verifyChain(ctx context.Context, v *view, rep *VerifyReport, head chainHead) error {
 	prev := chainHead{}
-	start := []byte{prefixReceipt}
-	err := s.kv.scan(start, prefixEnd(start), func(key, value []byte) error {
+	fam := numbered{prefix: prefixReceipt, width: 8, limit: head.seq + 1}
+	g := &gaps{rep: rep, what: "receipts", fam: fam}
+	gapped := false
+	err := v.walk([]byte{prefixReceipt}, prefixEnd([]byte{prefixReceipt}), func(key, value []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rep.Receipts++
 		seq := binary.BigEndian.Uint64(key[1:])
 		r, err := parseReceipt(value)
-		if err != nil {
+		// After unreadable receipts (gapped) the prev of the next one
+		// cannot be checked: the chain is checked again from it.
+		switch {
+		case err != nil:
 			rep.add("receipt %d: %v", seq, err)
-		} else if r.Seq != prev.seq+1 || seq != r.Seq {
+		case !gapped && (r.Seq != prev.seq+1 || seq != r.Seq):
 			rep.add("receipt %d: sequence breaks after %d", seq, prev.seq)
-		} else if r.Prev != hex.EncodeToString(prev.hash[:]) {
+		case !gapped && r.Prev != hex.EncodeToString(prev.hash[:]):
 			rep.add("receipt %d: prev %s does not match receipt %d (%x)", seq, r.Prev, prev.seq, prev.hash)
-		} else if canonical := r.appendJSON(nil); !bytes.Equal(canonical, value) {
+		case !bytes.Equal(r.appendJSON(nil), value):
 			rep.add("receipt %d: stored bytes are not the receipt's canonical form", seq)
 		}
+		gapped = false
 		prev = chainHead{seq: seq, hash: sha256.Sum256(value)}
 		return nil
+	}, fam.next, func(lo, hi []byte, d *Damage) {
+		gapped = true
+		g.add(lo, hi, d)
 	})
+	g.flush()
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	head := s.head
-	s.mu.Unlock()
-	if prev != head {
+	if prev != head && !gapped {
 		rep.add("receipt chain ends at %d (%x) but the head says %d (%x)", prev.seq, prev.hash, head.seq, head.hash)
 	}
 	return nil
+}
+
+// numbered is a key family whose keys are a prefix byte and a big-endian
+// number below limit: documents, blobs, receipts. Walks use it to go on
+// past damage with the next number.
+type numbered struct {
+	prefix byte
+	width  int // 4 or 8 bytes
+	limit  uint64
+}
+
+func (f numbered) key(n uint64) []byte {
+	if f.width == 8 {
+		return binary.BigEndian.AppendUint64([]byte{f.prefix}, n)
+	}
+	return binary.BigEndian.AppendUint32([]byte{f.prefix}, uint32(n))
+}
+
+// num is the number of key: 0 for the bare prefix, where walks start,
+// and limit for a key beyond the family.
+func (f numbered) num(key []byte) uint64 {
+	switch {
+	case len(key) == 1 && key[0] == f.prefix:
+		return 0
+	case len(key) < 1+f.width || key[0] != f.prefix:
+		return f.limit
+	case f.width == 8:
+		return binary.BigEndian.Uint64(key[1:])
+	}
+	return uint64(binary.BigEndian.Uint32(key[1:]))
+}
+
+func (f numbered) next(key []byte) []byte {
+	if n := f.num(key) + 1; n < f.limit {
+		return f.key(n)
+	}
+	return nil
+}
+
+// gaps collects the numbers of a family that a walk could not read, as
+// ranges, and reports each range once.
+type gaps struct {
+	rep    *VerifyReport
+	what   string // "documents"
+	note   string // what to know about a range of them
+	fam    numbered
+	ranges [][2]uint64 // [lo, hi)
+	files  []string    // the damaged file of each range
+	told   int         // ranges already reported
+}
+
+// deletedNote qualifies a range of document or blob numbers: deleted
+// documents leave holes that a range read around damage cannot tell.
+const deletedNote = " (some numbers in the range may be of deleted documents)"
+
+// add is the walk's bad callback: keys [lo, hi) of damaged file d.
+func (g *gaps) add(lo, hi []byte, d *Damage) {
+	g.rep.damage(d)
+	if lo == nil {
+		return
+	}
+	a, b := max(g.fam.num(lo), 1), g.fam.num(hi) // numbers start at 1
+	if hi == nil || b > g.fam.limit {
+		b = g.fam.limit
+	}
+	if a >= b {
+		return
+	}
+	if n := len(g.ranges); n > g.told && g.ranges[n-1][1] == a && g.files[n-1] == d.File {
+		g.ranges[n-1][1] = b
+		return
+	}
+	g.flush()
+	g.ranges = append(g.ranges, [2]uint64{a, b})
+	g.files = append(g.files, d.File)
+}
+
+// flush reports the ranges not yet reported.
+func (g *gaps) flush() {
+	for ; g.told < len(g.ranges); g.told++ {
+		r, file := g.ranges[g.told], g.files[g.told]
+		if r[1]-r[0] == 1 {
+			g.rep.add("%s %d: unreadable, in damaged file %s", strings.TrimSuffix(g.what, "s"), r[0], file)
+			continue
+		}
+		g.rep.add("%s %d to %d: unreadable, in damaged file %s%s", g.what, r[0], r[1]-1, file, g.note)
+	}
+}
+
+func (g *gaps) any() bool { return len(g.ranges) > 0 }
+
+// has reports whether n is in a range the walk could not read.
+func (g *gaps) has(n uint64) bool {
+	for _, r := range g.ranges {
+		if r[0] <= n && n < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // Receipts returns the receipt chain from seq from (1 for the start).
