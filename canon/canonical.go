@@ -26,7 +26,9 @@ func ParseContentID(s string) (ContentID, error) {
 		return id, fmt.Errorf("canon: content id %q: want %d hex digits, got %d", s, 2*len(id), len(s))
 	}
 	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
-		return id, fmt.Errorf("canon: content id %q: %v", s, err)
+		// hex.Decode fills id up to the bad digit: return the zero id,
+		// never a partial one a caller could take for a real id.
+		return ContentID{}, fmt.Errorf("canon: content id %q: %v", s, err)
 	}
 	return id, nil
 }

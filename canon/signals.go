@@ -46,7 +46,12 @@ func (d *Document) fromCandidate(c []byte) error {
 			m[name] = v
 		}
 	}
-	d.Canonical, _ = Member(c, "record")
+	record, ok := Member(c, "record")
+	if !ok {
+		// Without it the stored document would be zero bytes, not JSON.
+		return candidateErr("/record", "missing; want the candidate's record, the document to store")
+	}
+	d.Canonical = record
 	s, err := signalsFrom(m)
 	if err != nil {
 		return err

@@ -116,7 +116,7 @@ func putProblem(err error, batch bool) problem {
 	case errors.As(err, &ce):
 		return conflict(where + ce.Error())
 	case errors.Is(err, canon.ErrSyntax), errors.Is(err, canon.ErrInvalidDocument), errors.Is(err, canon.ErrLimit),
-		errors.Is(err, canon.ErrDuplicateName), errors.Is(err, canon.ErrNotCanonicalizable),
+		errors.Is(err, canon.ErrDuplicateName), errors.Is(err, canon.ErrNotCanonicalizable), errors.Is(err, canon.ErrInvalidUTF8),
 		errors.Is(err, canon.ErrUnknownKind), errors.Is(err, store.ErrInvalid):
 		return badRequest("invalid_document", where+err.Error()+"; nothing was stored")
 	case errors.Is(err, store.ErrReplay):

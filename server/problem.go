@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -79,7 +80,12 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, p problem)
 	if p.status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 		challenge(w, "")
 	}
-	doc := p.members(r.URL.Path)
+	// The instance is a URI reference (RFC 9457): the escaped path, which
+	// is ASCII, where the decoded one may hold bytes that are not UTF-8
+	// (%FF) and could not be signed; a detail quoting such input is made
+	// valid UTF-8 for the same reason.
+	p.detail = strings.ToValidUTF8(p.detail, "\uFFFD")
+	doc := p.members(r.URL.EscapedPath())
 	doc["resolver_did"] = s.cfg.Signer.DID()
 	s.writeSigned(w, p.status, contentProblem, doc)
 }

@@ -109,6 +109,14 @@ func decodeOperand(op []byte) (set, clear *roaring.Bitmap, err error) {
 			return nil, nil, fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
 		}
 	}
+	// UnmarshalBinary takes damaged containers (unsorted, duplicated) that
+	// later panic in RunOptimize, i.e. inside a Pebble merge: refuse them
+	// here, where the damage can still be reported.
+	for _, b := range []*roaring.Bitmap{set, clear} {
+		if err := b.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
+		}
+	}
 	return set, clear, nil
 }
 

@@ -96,7 +96,12 @@ func (s *Stream) Next() (*Event, error) {
 		field, value := splitField(line)
 		switch field {
 		case "id":
-			id, hasID = value, true
+			// The specification ignores an id holding NUL; any control
+			// byte is ignored here, since Subscribe could not send such an
+			// id back as Last-Event-ID (an invalid header value).
+			if sendableID(value) {
+				id, hasID = value, true
+			}
 		case "event":
 			ev.Name = value
 		case "data":
@@ -121,6 +126,17 @@ func (s *Stream) readLine() (string, error) {
 		}
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
+}
+
+// sendableID reports whether an event id can travel in a header: no
+// control byte but tab (RFC 9110 field-value).
+func sendableID(id string) bool {
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // splitField splits "field: value"; a comment (":…") has field "".
