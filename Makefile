@@ -6,7 +6,7 @@ FUZZTIME ?= 10s
 FUZZMINTIME ?= 5s
 PKGS    := ./...
 
-.PHONY: all build test test-long vectors race fuzz fuzz-long bench bench-full bench-micro bench-1m lint staticcheck demo serve loadtest clean
+.PHONY: all build test test-long crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-1m lint staticcheck demo serve loadtest clean
 
 all: build
 
@@ -24,10 +24,16 @@ vectors:
 	@$(GO) test -count=1 -v -run 'JSONTestSuite|JCS|Vector|PointerRFC|PointerJSON|Shared' ./canon/ ./query/... 2>&1 \
 	  | grep -E '^\s+\S+_test.go:[0-9]+: |SKIP' || true
 
-## test-long: the differential planner test and the crash test, longer.
+## test-long: the differential planner test, the store crash test and the isolation property test, longer.
 test-long:
 	$(GO) test -count=1 -timeout 60m -run 'PlannerEqualsFullScan|BitmapMerge' -rapid.checks=5000 ./query/ ./store/
 	AQLSTORE_CRASH_CYCLES=100 $(GO) test -count=1 -timeout 60m -run Crash ./store/
+	AQLSTORE_ISOLATION_CHECKS=300 $(GO) test -count=1 -timeout 60m -run TenantIsolation ./server/
+
+## crashtest: the crash harness, 300 SIGKILL cycles and 300 power cuts (about 6 minutes).
+CRASH_CYCLES ?= 300
+crashtest:
+	AQLSTORE_CRASH_CYCLES=$(CRASH_CYCLES) $(GO) test -count=1 -timeout 30m -v -run '^TestCrash' ./crashtest/
 
 race:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
