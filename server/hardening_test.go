@@ -399,26 +399,8 @@ func serveStore(t *testing.T, st *store.Store, ix *index.Index, edit func(*Confi
 	if edit != nil {
 		edit(&cfg)
 	}
-	srv, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	ts := &testServer{t: t, srv: srv, st: st, url: "http://" + ln.Addr().String(), signer: cfg.Signer}
-	var once sync.Once
-	var serr error
-	ts.stop = func() error {
-		once.Do(func() { cancel(); serr = <-done })
-		return serr
-	}
-	t.Cleanup(func() { _ = ts.stop() })
-	return ts
+	srv, url, stop := serveConfig(t, cfg)
+	return &testServer{t: t, srv: srv, st: st, url: url, signer: cfg.Signer, stop: stop}
 }
 
 // putOutcome is what one write of the shutdown test was told.

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,6 +66,20 @@ func startServer(t *testing.T, edit func(*Config)) *testServer {
 	if edit != nil {
 		edit(&cfg)
 	}
+	srv, url, stop := serveConfig(t, cfg)
+	return &testServer{t: t, srv: srv, st: st, url: url, signer: cfg.Signer, stop: stop}
+}
+
+// fatalCleaner is what serveConfig needs of a *testing.T or *rapid.T.
+type fatalCleaner interface {
+	Fatal(args ...any)
+	Cleanup(func())
+}
+
+// serveConfig builds a server from cfg and serves it on a loopback port
+// until the test ends or stop is called (once; later calls return the
+// same error of Serve).
+func serveConfig(t fatalCleaner, cfg Config) (srv *Server, url string, stop func() error) {
 	srv, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -76,19 +91,14 @@ func startServer(t *testing.T, edit func(*Config)) *testServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
-	ts := &testServer{t: t, srv: srv, st: st, url: "http://" + ln.Addr().String(), signer: cfg.Signer}
-	var stopped bool
+	var once sync.Once
 	var serr error
-	ts.stop = func() error {
-		if !stopped {
-			stopped = true
-			cancel()
-			serr = <-done
-		}
+	stop = func() error {
+		once.Do(func() { cancel(); serr = <-done })
 		return serr
 	}
-	t.Cleanup(func() { _ = ts.stop() })
-	return ts
+	t.Cleanup(func() { _ = stop() })
+	return srv, "http://" + ln.Addr().String(), stop
 }
 
 func mustAuth(t *testing.T, text string) *Auth {

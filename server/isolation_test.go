@@ -2,14 +2,12 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -155,23 +153,9 @@ func startIsoServer(t *rapid.T, name string, auth *Auth, signer *sign.Signer) *i
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() }) // after the server stops: cleanups run last first
-	srv, err := New(Config{Store: st, Index: ix, Signer: signer, Auth: auth, Addr: "127.0.0.1:0",
+	_, url, _ := serveConfig(t, Config{Store: st, Index: ix, Signer: signer, Auth: auth, Addr: "127.0.0.1:0",
 		Heartbeat: time.Hour, RateLimit: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return &isoServer{name: name, url: "http://" + ln.Addr().String(), st: st, ix: ix}
+	return &isoServer{name: name, url: url, st: st, ix: ix}
 }
 
 // isoResp is one HTTP answer.
