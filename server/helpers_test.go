@@ -1,14 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -117,26 +115,11 @@ func mustAuth(t *testing.T, text string) *Auth {
 // client returns a client of the server with token ("" anonymous).
 func (ts *testServer) client(token string) *client.Client { return client.New(ts.url, token) }
 
-// do sends a raw request and returns status, headers and body.
+// do sends a raw request and returns status, headers and body
+// (sendBody, with the length sent).
 func (ts *testServer) do(method, path, contentType, token string, body []byte) (int, http.Header, []byte) {
 	ts.t.Helper()
-	req, err := http.NewRequest(method, ts.url+path, bytes.NewReader(body))
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, b
+	return ts.sendBody(method, path, contentType, token, body, false)
 }
 
 // putPublic stores a public document as tenant A and returns its id.
