@@ -597,37 +597,14 @@ func TestOpenRefusesDamagedMetadata(t *testing.T) {
 	t.Logf("Open: %v", err)
 }
 
-// flipOnDisk flips a byte inside the first occurrence of each marker in
-// the store's sstables (all in one file after compaction) and returns
-// that file's path.
+// flipOnDisk is faultfs.FlipOnDisk, failing the test on an error.
 func flipOnDisk(t *testing.T, dir string, markers ...[]byte) string {
 	t.Helper()
-	ssts, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
-	for _, path := range ssts {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := 0
-		for _, m := range markers {
-			if i := bytes.Index(b, m); i >= 0 {
-				b[i+len(m)-1] ^= 0x01
-				found++
-			}
-		}
-		if found == 0 {
-			continue
-		}
-		if found != len(markers) {
-			t.Fatalf("%s holds %d of the %d markers", path, found, len(markers))
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+	path, err := faultfs.FlipOnDisk(dir, markers...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no sstable in %s holds the markers (%d files)", dir, len(ssts))
-	return ""
+	return path
 }
 
 // damagedRange finds Verify's "<what> A to B: unreadable" or "<one> A:

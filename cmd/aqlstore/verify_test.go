@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/store"
+	"github.com/aqlstore/aqlstore/store/faultfs"
 )
 
 // TestVerifyNamesDamage flips a byte on disk inside the block holding one
@@ -40,7 +39,10 @@ func TestVerifyNamesDamage(t *testing.T) {
 	if code, out, errs := run(t, dir, "", "verify"); code != 0 {
 		t.Fatalf("verify before the damage: %d %s %s", code, out, errs)
 	}
-	file := flipMarker(t, dir, []byte("marker-0100-"))
+	file, err := faultfs.FlipOnDisk(dir, []byte("marker-0100-"))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	code, out, errs := run(t, dir, "", "verify")
 	if code == 0 || !strings.Contains(out, "problem: database file "+file+" is damaged") ||
@@ -62,26 +64,4 @@ func TestVerifyNamesDamage(t *testing.T) {
 		!strings.Contains(rep.Damaged[0]["detail"], "checksum") {
 		t.Fatalf("verify --json of a damaged store: %d %s", code, out)
 	}
-}
-
-// flipMarker flips the last byte of marker in the sstable that holds it
-// and returns the file's path.
-func flipMarker(t *testing.T, dir string, marker []byte) string {
-	t.Helper()
-	ssts, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
-	for _, path := range ssts {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i := bytes.Index(b, marker); i >= 0 {
-			b[i+len(marker)-1] ^= 0x01
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return path
-		}
-	}
-	t.Fatalf("no sstable of %s holds %q", dir, marker)
-	return ""
 }
