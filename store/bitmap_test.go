@@ -9,21 +9,28 @@ import (
 	"pgregory.net/rapid"
 )
 
+// openRapid opens a small store for one rapid check, removed when the
+// check ends (rapid.T has no TempDir).
+func openRapid(t *rapid.T) *Store {
+	dir, err := os.MkdirTemp("", "aqlstore-rapid-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	s, err := Open(dir, &Options{NoSync: true, MemTableSize: 1 << 20, CacheSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // TestBitmapMergeMatchesModel applies random add/remove operands to a few
 // posting keys, with flushes and compactions in between (so Pebble merges
 // partial runs of operands), and compares every read with a model.
 func TestBitmapMergeMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		dir, err := os.MkdirTemp("", "aqlstore-bitmap-*")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		s, err := Open(dir, &Options{NoSync: true, MemTableSize: 1 << 20, CacheSize: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openRapid(t)
 		model := map[string]map[uint32]bool{}
 		for step := rapid.IntRange(1, 60).Draw(t, "steps"); step > 0; step-- {
 			key := fmt.Sprintf("Xk%d", rapid.IntRange(0, 2).Draw(t, "key"))

@@ -141,16 +141,7 @@ func TestCompactClosedStore(t *testing.T) {
 // is empty (and only those go), and the plain key is never touched.
 func TestSweepMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		dir, err := os.MkdirTemp("", "aqlstore-sweep-*")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		s, err := Open(dir, &Options{NoSync: true, MemTableSize: 1 << 20, CacheSize: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openRapid(t)
 		plain := []byte("Xplain")
 		b := s.kv.newBatch()
 		if err := (&IndexWriter{b: b}).Set(plain, []byte{0, 0, 0, 7}); err != nil {
