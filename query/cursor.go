@@ -1,13 +1,10 @@
 package query
 
 import (
-	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
@@ -25,28 +22,23 @@ type cursorState struct {
 	rank  int // rank of the last returned candidate
 }
 
-// encodeCursor signs the state with the resolver's key, bound to the
-// intent, and returns it as "payload.signature", both base64url: every
-// byte of it is covered, so any change is caught.
+// cursorPurpose keys the Sealer of full_set cursors.
+const cursorPurpose = "full_set cursor"
+
+// encodeCursor seals the state with the resolver's key, bound to the
+// intent (sign.Sealer): a reader can neither alter a cursor nor read the
+// document number in it, which counts every tenant's documents.
 func encodeCursor(signer *sign.Signer, in *aql.Intent, c cursorState) (string, error) {
 	doc := map[string]any{"intent": intentDigest(in), "score": string(c.score), "id": c.id,
 		"num": canon.Number(strconv.FormatUint(uint64(c.num), 10)), "rank": canon.Number(strconv.Itoa(c.rank))}
-	payload := canon.AppendValue(nil, doc)
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(payload) + "." + enc.EncodeToString(signer.SignMessage(payload)), nil
+	return signer.Sealer(cursorPurpose).Seal(canon.AppendValue(nil, doc)), nil
 }
 
-// decodeCursor checks a cursor's signature and intent and returns its state.
+// decodeCursor opens a cursor, checks its intent and returns its state.
 func decodeCursor(signer *sign.Signer, in *aql.Intent, s string) (*cursorState, error) {
-	enc := base64.RawURLEncoding.Strict()
-	p, sig, ok := strings.Cut(s, ".")
-	payload, err1 := enc.DecodeString(p)
-	mac, err2 := enc.DecodeString(sig)
-	if !ok || err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("%w: not a cursor this resolver issued", ErrBadCursor)
-	}
-	if !ed25519.Verify(signer.PublicKey(), payload, mac) {
-		return nil, fmt.Errorf("%w: altered, or issued by another resolver", ErrBadCursor)
+	payload, err := signer.Sealer(cursorPurpose).Open(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: not a cursor this resolver issued (altered, or issued by another resolver)", ErrBadCursor)
 	}
 	v, err := canon.Decode(payload, nil)
 	doc, isObj := v.(map[string]any)

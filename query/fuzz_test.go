@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"os"
 	"path/filepath"
@@ -296,7 +295,7 @@ func planBlocks(f *testing.F, cmd string) []string {
 // FuzzCursor: a cursor round-trips the page state it encodes; any other
 // text is ErrBadCursor, so that a cursor a client altered, or one of
 // another intent, can never continue a resolution; and whatever bytes
-// the resolver's key signs (a hostile payload, should the key leak)
+// the resolver's key seals (a hostile payload, should the key leak)
 // decode to a state or an ErrBadCursor, never a panic.
 func FuzzCursor(f *testing.F) {
 	f.Add("0.91", "demo:trail-runner", uint32(3), 2, "", []byte(`{}`))
@@ -305,7 +304,6 @@ func FuzzCursor(f *testing.F) {
 	in := cursorIntent(f, "urn:oap:intent:cursor-a")
 	other := cursorIntent(f, "urn:oap:intent:cursor-b")
 	signer := testSigner()
-	enc := base64.RawURLEncoding
 	f.Fuzz(func(t *testing.T, score, id string, num uint32, rank int, tampered string, payload []byte) {
 		if utf8.ValidString(score) && utf8.ValidString(id) {
 			state := cursorState{score: canon.Number(score), id: id, num: num, rank: rank}
@@ -326,9 +324,9 @@ func FuzzCursor(f *testing.F) {
 				}
 			}
 		}
-		signed := enc.EncodeToString(payload) + "." + enc.EncodeToString(signer.SignMessage(payload))
-		if st, err := decodeCursor(signer, in, signed); err != nil && (!errors.Is(err, ErrBadCursor) || st != nil) {
-			t.Fatalf("signed payload %q: %+v, %v", payload, st, err)
+		sealed := signer.Sealer(cursorPurpose).Seal(payload)
+		if st, err := decodeCursor(signer, in, sealed); err != nil && (!errors.Is(err, ErrBadCursor) || st != nil) {
+			t.Fatalf("sealed payload %q: %+v, %v", payload, st, err)
 		}
 	})
 }

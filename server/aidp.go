@@ -11,6 +11,7 @@ import (
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/canon/aidp"
+	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -213,7 +214,9 @@ func observationMeta(o *store.Observation) map[string]any {
 // observations and problem details the caller may read, in arrival
 // order, limit (1–100, default 50) at a time, in a signed
 // {items, next_cursor} page. next_cursor is opaque and absent on the
-// last page; nothing tells how many there are.
+// last page; nothing tells how many there are. The store's cursor names a
+// document number, which counts every tenant's documents, so the reader
+// gets it sealed (sign.Sealer).
 func (s *Server) handleAIDPInbox(w http.ResponseWriter, r *http.Request) {
 	c, ok := s.requireTenant(w, r)
 	if !ok {
@@ -225,9 +228,13 @@ func (s *Server) handleAIDPInbox(w http.ResponseWriter, r *http.Request) {
 		s.writeProblem(w, r, *p)
 		return
 	}
-	page, err := s.cfg.Store.Inbox(store.WithPrincipal(r.Context(), c.tenant), q.Get("cursor"), limit, nil)
+	cursor, err := s.openInboxCursor(q.Get("cursor"))
+	var page *store.InboxPage
+	if err == nil {
+		page, err = s.cfg.Store.Inbox(store.WithPrincipal(r.Context(), c.tenant), cursor, limit, nil)
+	}
 	switch {
-	case errors.Is(err, store.ErrInvalid):
+	case errors.Is(err, store.ErrInvalid) || errors.Is(err, sign.ErrUnsealable):
 		s.writeProblem(w, r, badRequest("invalid_cursor", "cursor is not one this inbox returned; "+
 			"start again without cursor, then pass each page's next_cursor"))
 		return
@@ -246,9 +253,22 @@ func (s *Server) handleAIDPInbox(w http.ResponseWriter, r *http.Request) {
 	}
 	out := map[string]any{"items": items, "resolver_did": s.cfg.Signer.DID()}
 	if page.NextCursor != "" {
-		out["next_cursor"] = page.NextCursor
+		out["next_cursor"] = s.cfg.Signer.Sealer(inboxCursorPurpose).Seal([]byte(page.NextCursor))
 	}
 	s.writeSigned(w, http.StatusOK, contentJSON, out)
+}
+
+// inboxCursorPurpose keys the Sealer of inbox cursors.
+const inboxCursorPurpose = "aidp inbox cursor"
+
+// openInboxCursor returns the store cursor a sealed next_cursor holds, ""
+// for none.
+func (s *Server) openInboxCursor(sealed string) (string, error) {
+	if sealed == "" {
+		return "", nil
+	}
+	b, err := s.cfg.Signer.Sealer(inboxCursorPurpose).Open(sealed)
+	return string(b), err
 }
 
 // inboxLimit reads ?limit=: an integer 1–100, default 50.

@@ -16,9 +16,12 @@ const exportVersion = "1"
 // The export document, signed over RFC 8785 by the exporting resolver:
 //
 //	{"export_version": "1", "owner": DID, "exporter_did": did:key, "exported_at": RFC 3339,
-//	 "documents": [{"num", "id", "kind", "natural_key"?, "seq", "body" | "body_base64", "signals"?}],
-//	 "receipts":  [receipt, …],   // the owner's receipts, as the store hashed them
+//	 "documents": [{"id", "kind", "natural_key"?, "seq", "body" | "body_base64", "signals"?}],
+//	 "receipts":  [receipt, …],   // the owner chain (store.OwnerReceipt), from seq 1
 //	 "signature": {…}}
+//
+// A document's seq is that of the owner receipt that put it. Nothing in an
+// export counts another tenant's documents or mutations.
 //
 // A body is the document's JSON value (its canonical bytes decoded);
 // bytes that are not JSON travel as body_base64.
@@ -42,8 +45,7 @@ func exportDoc(e *store.Export, exporter string, at time.Time) (map[string]any, 
 }
 
 func exportedDocDoc(d *store.ExportedDocument) map[string]any {
-	m := map[string]any{"num": canon.Number(strconv.FormatUint(uint64(d.Num), 10)), "id": d.ID.String(),
-		"kind": string(d.Kind), "seq": seqNumber(d.Seq)}
+	m := map[string]any{"id": d.ID.String(), "kind": string(d.Kind), "seq": seqNumber(d.Seq)}
 	if d.NaturalKey != "" {
 		m["natural_key"] = d.NaturalKey
 	}
@@ -106,10 +108,9 @@ func decodeExportedDoc(v any) (store.ExportedDocument, error) {
 	if !ok {
 		return d, fmt.Errorf(": want an object")
 	}
-	num, err1 := strconv.ParseUint(string(asNumber(m["num"])), 10, 32)
-	seq, err2 := strconv.ParseUint(string(asNumber(m["seq"])), 10, 64)
-	if err1 != nil || err2 != nil {
-		return d, fmt.Errorf("/num, /seq: want whole numbers")
+	seq, err := strconv.ParseUint(string(asNumber(m["seq"])), 10, 64)
+	if err != nil {
+		return d, fmt.Errorf("/seq: want a whole number, the owner receipt that put the document")
 	}
 	id, _ := m["id"].(string)
 	cid, err := canon.ParseContentID(id)
@@ -117,7 +118,7 @@ func decodeExportedDoc(v any) (store.ExportedDocument, error) {
 		return d, fmt.Errorf("/id: %v", err)
 	}
 	kind, _ := m["kind"].(string)
-	d = store.ExportedDocument{Num: uint32(num), Seq: seq, ID: cid, Kind: canon.Kind(kind)}
+	d = store.ExportedDocument{Seq: seq, ID: cid, Kind: canon.Kind(kind)}
 	d.NaturalKey, _ = m["natural_key"].(string)
 	if d.Body, err = exportedBody(m); err != nil {
 		return d, err

@@ -143,12 +143,14 @@ func invalidMessage(err error) bool {
 	return errors.As(err, &al) || errors.As(err, &ae) || errors.As(err, &pe) || errors.As(err, &ee) || errors.As(err, &el)
 }
 
-// refsDoc lists the documents a put stored or found already stored.
+// refsDoc lists the documents a put stored or found already stored. It
+// leaves out the store's document numbers: they count every tenant's
+// documents.
 func refsDoc(refs []store.Ref) []any {
 	out := make([]any, len(refs))
 	for i, ref := range refs {
 		out[i] = map[string]any{"id": ref.ID.String(), "kind": string(ref.Kind), "owner": ref.Owner,
-			"num": seqNumber(uint64(ref.Num)), "created": ref.Created}
+			"created": ref.Created}
 	}
 	return out
 }

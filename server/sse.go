@@ -71,14 +71,12 @@ func (e *sseWriter) event(name, id string, doc map[string]any) error {
 	return e.flush()
 }
 
-// heartbeat writes a comment; with lastID set it also moves the client's
-// Last-Event-ID (an id-only message dispatches no event), so a reconnect
-// after a long quiet stretch does not re-scan it.
-func (e *sseWriter) heartbeat(lastID uint64) error {
+// heartbeat writes a comment and moves the client's Last-Event-ID to
+// lastID (an id-only message dispatches no event), so a reconnect after a
+// long quiet stretch does not re-scan it.
+func (e *sseWriter) heartbeat(lastID string) error {
 	e.buf.WriteString(": heartbeat\n")
-	if lastID > 0 {
-		e.buf.WriteString("id: " + strconv.FormatUint(lastID, 10) + "\n")
-	}
+	e.buf.WriteString("id: " + lastID + "\n")
 	e.buf.WriteString("\n")
 	return e.flush()
 }

@@ -170,7 +170,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 	go func() { errc <- ts.stop() }()
 	ev := nextEvent(t, s)
 	ts.verified(ev.Data)
-	if doc := decode(t, ev.Data); ev.Name != "end" || doc["resume_after_seq"] == nil || ev.ID == "" {
+	if doc := decode(t, ev.Data); ev.Name != "end" || doc["last_event_id"] != ev.ID || ev.ID == "" {
 		t.Fatalf("on shutdown: %s %s", ev.Name, ev.Data)
 	}
 	if err := <-errc; err != nil {

@@ -89,9 +89,9 @@ func (s *Server) subscriber(r *http.Request, in *aql.Intent) (string, error) {
 	return callerOf(r).principal(), nil
 }
 
-// resumeAfter is the receipt seq the stream starts after: Last-Event-ID
-// (or ?last_event_id=) when the client resumes, else the head now, so
-// that a new subscription sees the changes made after it.
+// resumeAfter is the receipt seq the stream starts after: the one
+// Last-Event-ID (or ?last_event_id=) names when the client resumes, else
+// the head now, so that a new subscription sees the changes made after it.
 func (s *Server) resumeAfter(r *http.Request) (after uint64, resumed bool, p *problem) {
 	id := r.Header.Get("Last-Event-ID")
 	if id == "" {
@@ -101,13 +101,15 @@ func (s *Server) resumeAfter(r *http.Request) (after uint64, resumed bool, p *pr
 	if id == "" {
 		return head, false, nil
 	}
-	n, err := strconv.ParseUint(id, 10, 64)
+	n, err := s.cfg.Signer.Sealer(eventIDPurpose).OpenUint64(id)
 	if err != nil {
-		p := badRequest("bad_last_event_id", "Last-Event-ID "+strconv.Quote(id)+" is not an event id of this server (a receipt seq number)")
+		p := badRequest("bad_last_event_id", "Last-Event-ID "+strconv.Quote(id)+" is not an event id of this server; "+
+			"send the id of the last event received, or subscribe again without Last-Event-ID")
 		return 0, false, &p
 	}
 	if n > head {
-		p := badRequest("bad_last_event_id", fmt.Sprintf("Last-Event-ID %d is ahead of this store (its last receipt is %d): it was issued by another store", n, head))
+		p := badRequest("bad_last_event_id", "Last-Event-ID "+strconv.Quote(id)+" is ahead of this store: it was issued "+
+			"for another store under this server's key; subscribe again without Last-Event-ID")
 		return 0, false, &p
 	}
 	return n, true, nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,10 +53,25 @@ func (ts *testServer) candidateEvent(ev *client.Event) (id string, seq string) {
 	if _, ok := rec["constraint_evaluations"].([]any); !ok {
 		ts.t.Fatalf("candidate event without constraint_evaluations: %s", ev.Data)
 	}
-	if fmt.Sprint(doc["seq"]) != ev.ID {
-		ts.t.Fatalf("event id %s is not the receipt seq %v", ev.ID, doc["seq"])
+	if doc["event_id"] != ev.ID {
+		ts.t.Fatalf("event id %s is not the event's event_id %v", ev.ID, doc["event_id"])
 	}
+	ts.eventSeq(ev.ID)
 	return c["candidate_id"].(string), ev.ID
+}
+
+// eventSeq opens an event id: the store's receipt seq it seals. The seq
+// itself never shows: it counts every tenant's mutations.
+func (ts *testServer) eventSeq(id string) uint64 {
+	ts.t.Helper()
+	if strings.Trim(id, "0123456789") == "" {
+		ts.t.Fatalf("event id %q is a bare number", id)
+	}
+	seq, err := ts.signer.Sealer(eventIDPurpose).OpenUint64(id)
+	if err != nil {
+		ts.t.Fatalf("event id %q does not open: %v", id, err)
+	}
+	return seq
 }
 
 func TestSubscriptionDeliversMatchingInOrderAndResumes(t *testing.T) {
@@ -122,7 +138,7 @@ func TestSubscriptionOwnDocumentsAndDeletes(t *testing.T) {
 
 func TestSubscriptionRateCap(t *testing.T) {
 	ts := startServer(t, nil)
-	before := strconv.FormatUint(ts.st.Head(), 10)
+	before := ts.srv.eventID(ts.st.Head())
 	for i := 1; i <= 5; i++ {
 		ts.putPublic(shoe("o-"+strconv.Itoa(i), i))
 		ts.putPublic(`{"offer_id": "noise-` + strconv.Itoa(i) + `", "category": "socks"}`)
@@ -136,7 +152,9 @@ func TestSubscriptionRateCap(t *testing.T) {
 	ev := nextEvent(t, s)
 	ts.verified(ev.Data)
 	doc := decode(t, ev.Data)
-	if ev.Name != "coalesced" || fmt.Sprint(doc["count"]) != "4" || ev.ID != fmt.Sprint(doc["to_seq"]) {
+	events, _ := doc["events"].([]any)
+	if ev.Name != "coalesced" || fmt.Sprint(doc["count"]) != "4" || len(events) != 4 ||
+		ev.ID != events[3].(map[string]any)["event_id"] || ts.eventSeq(ev.ID) != ts.st.Head()-1 {
 		t.Fatalf("second event %s id %s: %s", ev.Name, ev.ID, ev.Data)
 	}
 	var ids []string

@@ -58,7 +58,7 @@ type subscription struct {
 // run sends the subscribed event, then delivers and waits in turn.
 func (sub *subscription) run() error {
 	doc := sub.header()
-	doc["after_seq"] = canon.Number(strconv.FormatUint(sub.cursor, 10))
+	doc["last_event_id"] = sub.s.eventID(sub.cursor)
 	doc["max_event_rate_per_minute"] = canon.Number(strconv.Itoa(sub.window.limit))
 	doc["heartbeat_seconds"] = canon.Number(strconv.Itoa(int(sub.s.cfg.Heartbeat.Seconds())))
 	if err := sub.write("subscribed", "", doc); err != nil {
@@ -100,8 +100,9 @@ func (sub *subscription) end(err error) error {
 	}
 	doc := sub.header()
 	doc["reason"] = reason
-	doc["resume_after_seq"] = canon.Number(strconv.FormatUint(sub.cursor, 10))
-	_ = sub.write("end", strconv.FormatUint(sub.cursor, 10), doc)
+	id := sub.s.eventID(sub.cursor)
+	doc["last_event_id"] = id
+	_ = sub.write("end", id, doc)
 	return nil
 }
 
@@ -122,7 +123,7 @@ func (sub *subscription) wait() error {
 	}
 	if time.Since(sub.lastWrite) >= sub.s.cfg.Heartbeat {
 		sub.lastWrite = time.Now()
-		return sub.e.heartbeat(sub.cursor)
+		return sub.e.heartbeat(sub.s.eventID(sub.cursor))
 	}
 	return nil
 }

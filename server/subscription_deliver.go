@@ -15,8 +15,20 @@ import (
 // change is one matching change of the backlog, ready to send.
 type change struct {
 	seq  uint64
+	id   string         // its event id: seq sealed (eventID)
 	name string         // the event a single change is sent as: candidate or deleted
-	doc  map[string]any // seq, op, kind, content_id, and candidate or candidate_id
+	doc  map[string]any // event_id, op, kind, content_id, and candidate or candidate_id
+}
+
+// eventIDPurpose keys the Sealer of event ids.
+const eventIDPurpose = "subscription event id"
+
+// eventID is the id of the event at the store's receipt seq: the seq
+// sealed under a fresh nonce (sign.Sealer), because the store's seq counts
+// every tenant's mutations, and even two equal ids would tell a subscriber
+// that no one wrote between them. Last-Event-ID opens it (resumeAfter).
+func (s *Server) eventID(seq uint64) string {
+	return s.cfg.Signer.Sealer(eventIDPurpose).SealUint64(seq)
 }
 
 // errBatchFull stops a receipt scan at maxCoalesce changes.
@@ -85,7 +97,7 @@ func (sub *subscription) send(batch []change, free int, now time.Time) error {
 	for _, c := range singles {
 		doc := sub.header()
 		maps.Copy(doc, c.doc)
-		if err := sub.write(c.name, strconv.FormatUint(c.seq, 10), doc); err != nil {
+		if err := sub.write(c.name, c.id, doc); err != nil {
 			return err
 		}
 		sub.window.take(now)
@@ -103,17 +115,16 @@ func (sub *subscription) sendCoalesced(changes []change, now time.Time) error {
 	for i, c := range changes {
 		events[i] = c.doc
 	}
-	first, last := changes[0].seq, changes[len(changes)-1].seq
+	last := changes[len(changes)-1]
 	doc := sub.header()
 	doc["events"], doc["count"] = events, canon.Number(strconv.Itoa(len(changes)))
-	doc["from_seq"], doc["to_seq"] = seqNumber(first), seqNumber(last)
 	doc["message"] = fmt.Sprintf("%d changes arrived faster than max_event_rate_per_minute (%d) allows; "+
 		"they are coalesced into this one event, in order; none was dropped", len(changes), sub.window.limit)
-	if err := sub.write("coalesced", strconv.FormatUint(last, 10), doc); err != nil {
+	if err := sub.write("coalesced", last.id, doc); err != nil {
 		return err
 	}
 	sub.window.take(now)
-	sub.cursor = last
+	sub.cursor = last.seq
 	return nil
 }
 
@@ -129,7 +140,6 @@ func (sub *subscription) capped(batch []change, more bool, now time.Time) error 
 	doc := sub.header()
 	doc["max_event_rate_per_minute"] = canon.Number(strconv.Itoa(sub.window.limit))
 	doc["pending_events"], doc["pending_at_least"] = canon.Number(strconv.Itoa(len(batch))), more
-	doc["pending_from_seq"] = seqNumber(batch[0].seq)
 	doc["next_event_at"] = sub.s.cfg.Now().Add(next.Sub(now)).UTC().Format(time.RFC3339)
 	doc["message"] = fmt.Sprintf("max_event_rate_per_minute (%d) reached: the pending changes, and any that follow, "+
 		"will be sent coalesced at next_event_at; nothing is dropped", sub.window.limit)
@@ -171,7 +181,8 @@ func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
 		return change{}, false, err
 	}
 	sub.remember(r.Num, c.CandidateID)
-	return change{seq: r.Seq, name: "candidate", doc: map[string]any{"seq": seqNumber(r.Seq), "op": "put",
+	id := sub.s.eventID(r.Seq)
+	return change{seq: r.Seq, id: id, name: "candidate", doc: map[string]any{"event_id": id, "op": "put",
 		"kind": string(r.Kind), "content_id": r.HashAfter, "candidate": candidateDoc(c)}}, true, nil
 }
 
@@ -182,7 +193,8 @@ func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
 // gone): it is reported with match_unknown, so that a client drops it if
 // it holds it, and nothing it holds is silently left stale.
 func (sub *subscription) matchDelete(r *store.Receipt) (change, bool, error) {
-	doc := map[string]any{"seq": seqNumber(r.Seq), "op": "delete", "kind": string(r.Kind), "content_id": r.HashBefore}
+	id := sub.s.eventID(r.Seq)
+	doc := map[string]any{"event_id": id, "op": "delete", "kind": string(r.Kind), "content_id": r.HashBefore}
 	if id, ok := sub.matched[r.Num]; ok {
 		delete(sub.matched, r.Num)
 		doc["candidate_id"] = id
@@ -191,7 +203,7 @@ func (sub *subscription) matchDelete(r *store.Receipt) (change, bool, error) {
 	} else {
 		return change{}, false, nil
 	}
-	return change{seq: r.Seq, name: "deleted", doc: doc}, true, nil
+	return change{seq: r.Seq, id: id, name: "deleted", doc: doc}, true, nil
 }
 
 // missedWhileAway reports whether r deletes a document the resuming

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"testing"
 
 	"github.com/aqlstore/aqlstore/server/client"
@@ -80,10 +78,10 @@ func TestSubscriptionDeletesAcrossReconnect(t *testing.T) {
 	}
 	ev = nextEvent(t, s2)
 	doc = decode(t, ev.Data)
-	if ev.Name != "deleted" || doc["candidate_id"] != "kept" || doc["match_unknown"] != nil || ev.ID != fmt.Sprint(doc["seq"]) {
+	if ev.Name != "deleted" || doc["candidate_id"] != "kept" || doc["match_unknown"] != nil || ev.ID != doc["event_id"] {
 		t.Fatalf("after resume: %s id %s %s, want kept deleted", ev.Name, ev.ID, ev.Data)
 	}
-	if n, _ := strconv.ParseUint(ev.ID, 10, 64); n != ts.st.Head() {
-		t.Fatalf("event id %s, want the head %d", ev.ID, ts.st.Head())
+	if n := ts.eventSeq(ev.ID); n != ts.st.Head() {
+		t.Fatalf("event id %s opens to %d, want the head %d", ev.ID, n, ts.st.Head())
 	}
 }

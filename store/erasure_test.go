@@ -343,7 +343,8 @@ const (
 // exportSource is a store where tenant A keeps documents of every kind
 // (an offer, a knowledge node, a candidate with signals, generic JSON, an
 // AIDP envelope and its observation, an ExecutionIntent, a PAIRL message),
-// deletes some, and tenant B writes in between, so that A's chain has gaps.
+// deletes some, and tenant B writes in between, so that the store's chain
+// interleaves their receipts.
 func exportSource(t *testing.T) (*store.Store, *store.Export) {
 	t.Helper()
 	s, err := store.Open(t.TempDir(), &store.Options{NoSync: true, Messages: store.MessageOptions{AllowUnsignedObservations: true}})
@@ -443,14 +444,14 @@ func checkImportReceipts(t *testing.T, dstExport, src *store.Export, digest stri
 	}
 	for _, d := range dstExport.Documents {
 		r, ok := puts[d.Seq]
-		if !ok || r.Num != d.Num || r.Kind != d.Kind || r.HashAfter != d.ID.String() || r.Owner != src.Owner {
-			t.Fatalf("document %s: its receipt %d is %+v", docKey(d), d.Seq, r.Receipt)
+		if !ok || r.Doc != d.Seq || r.Kind != d.Kind || r.HashAfter != d.ID.String() || r.Owner != src.Owner {
+			t.Fatalf("document %s: its receipt %d is %+v", docKey(d), d.Seq, r.OwnerReceipt)
 		}
 	}
 	srcLast := src.Receipts[len(src.Receipts)-1].Bytes
 	sum := sha256.Sum256(srcLast)
 	if last.Op != store.OpImport || last.HashBefore != hex.EncodeToString(sum[:]) || last.HashAfter != digest {
-		t.Fatalf("migration receipt %+v: want op import, hash_before the source's last receipt, hash_after %s", last.Receipt, digest)
+		t.Fatalf("migration receipt %+v: want op import, hash_before the source's last receipt, hash_after %s", last.OwnerReceipt, digest)
 	}
 }
 
@@ -460,28 +461,21 @@ func checkImportReceipts(t *testing.T, dstExport, src *store.Export, digest stri
 // records came from.
 func TestExportImportPreservesEveryRecord(t *testing.T) {
 	src, e := exportSource(t)
-	// The export carries A's receipts exactly as the source chain holds
-	// them, and the whole source chain links through those bytes.
-	var srcReceipts [][]byte
-	prevHash := strings.Repeat("0", 64)
-	err := src.Receipts(context.Background(), 1, func(r *store.Receipt) error {
-		b := receiptBytes(r)
-		if r.Prev != prevHash {
-			return fmt.Errorf("source receipt %d: prev %s, want %s", r.Seq, r.Prev, prevHash)
-		}
-		sum := sha256.Sum256(b)
-		prevHash = hex.EncodeToString(sum[:])
-		if r.Owner == tenantA && r.Seq <= e.Head {
-			srcReceipts = append(srcReceipts, b)
-		}
-		return nil
-	})
-	if err != nil || len(srcReceipts) != len(e.Receipts) {
-		t.Fatalf("source chain: %v; %d of A's receipts, the export has %d", err, len(srcReceipts), len(e.Receipts))
+	// The export carries A's owner chain: A's receipts of the store's
+	// chain, in order, renumbered from 1 and linked to each other. The
+	// store's chain links through its own bytes.
+	srcReceipts := ownerChainOf(t, src, tenantA)
+	if len(srcReceipts) != len(e.Receipts) {
+		t.Fatalf("%d of A's receipts in the store's chain, the export has %d", len(srcReceipts), len(e.Receipts))
 	}
 	for i, r := range e.Receipts {
 		if !bytes.Equal(r.Bytes, srcReceipts[i]) {
-			t.Fatalf("export receipt %d: %s, the chain holds %s", r.Seq, r.Bytes, srcReceipts[i])
+			t.Fatalf("export receipt %d: %s, want %s", r.Seq, r.Bytes, srcReceipts[i])
+		}
+		for _, other := range []string{tenantB, `"num"`} {
+			if bytes.Contains(r.Bytes, []byte(other)) {
+				t.Fatalf("export receipt %d shows %s: %s", r.Seq, other, r.Bytes)
+			}
 		}
 	}
 	prev := e
@@ -516,13 +510,60 @@ func TestExportImportPreservesEveryRecord(t *testing.T) {
 	}
 }
 
-// receiptBytes is the RFC 8785 form a receipt is stored and hashed in,
-// written out here from its fields (README: receipts), independently of
-// the store's encoder.
+// receiptBytes is the RFC 8785 form a store receipt is stored and hashed
+// in, written out here from its fields (README: receipts), independently
+// of the store's encoder.
 func receiptBytes(r *store.Receipt) []byte {
 	return canonValue(map[string]any{"seq": canon.Number(strconv.FormatUint(r.Seq, 10)), "principal": r.Principal,
 		"op": r.Op, "kind": string(r.Kind), "owner": r.Owner, "num": canon.Number(strconv.FormatUint(uint64(r.Num), 10)),
 		"hash_before": r.HashBefore, "hash_after": r.HashAfter, "prev": r.Prev})
+}
+
+// ownerReceiptBytes is the RFC 8785 form of an owner receipt (README:
+// receipts), written out independently of the store's encoder.
+func ownerReceiptBytes(r *store.OwnerReceipt) []byte {
+	return canonValue(map[string]any{"seq": canon.Number(strconv.FormatUint(r.Seq, 10)), "principal": r.Principal,
+		"op": r.Op, "kind": string(r.Kind), "owner": r.Owner, "doc": canon.Number(strconv.FormatUint(r.Doc, 10)),
+		"hash_before": r.HashBefore, "hash_after": r.HashAfter, "prev": r.Prev})
+}
+
+// ownerChainOf checks that the store's chain links through its bytes and
+// derives owner's chain from it, as README describes: owner's receipts in
+// order, numbered from 1, each naming its document by the seq of the put
+// that stored it and linked to the previous one by sha256.
+func ownerChainOf(t *testing.T, s *store.Store, owner string) [][]byte {
+	t.Helper()
+	var chain [][]byte
+	storePrev, prev := strings.Repeat("0", 64), strings.Repeat("0", 64)
+	docs := map[uint32]uint64{}
+	err := s.Receipts(context.Background(), 1, func(r *store.Receipt) error {
+		b := receiptBytes(r)
+		if r.Prev != storePrev {
+			return fmt.Errorf("store receipt %d: prev %s, want %s", r.Seq, r.Prev, storePrev)
+		}
+		sum := sha256.Sum256(b)
+		storePrev = hex.EncodeToString(sum[:])
+		if r.Owner != owner {
+			return nil
+		}
+		o := store.OwnerReceipt{Seq: uint64(len(chain) + 1), Principal: r.Principal, Op: r.Op, Kind: r.Kind, Owner: r.Owner,
+			HashBefore: r.HashBefore, HashAfter: r.HashAfter, Prev: prev}
+		switch r.Op {
+		case "put":
+			o.Doc, docs[r.Num] = o.Seq, o.Seq
+		case "delete":
+			o.Doc = docs[r.Num]
+		}
+		ob := ownerReceiptBytes(&o)
+		sum = sha256.Sum256(ob)
+		prev = hex.EncodeToString(sum[:])
+		chain = append(chain, ob)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chain
 }
 
 // flipByte changes the byte at i of b to another printable one.
@@ -550,12 +591,12 @@ func receiptIndex(t *testing.T, e *store.Export, seq uint64) int {
 
 // rewrite replaces receipt seq by edit's version of it, with bytes that
 // are its canonical form (a forger's consistent edit).
-func rewrite(t *testing.T, e *store.Export, seq uint64, edit func(r *store.Receipt)) {
+func rewrite(t *testing.T, e *store.Export, seq uint64, edit func(r *store.OwnerReceipt)) {
 	t.Helper()
 	i := receiptIndex(t, e, seq)
-	r := e.Receipts[i].Receipt
+	r := e.Receipts[i].OwnerReceipt
 	edit(&r)
-	er, err := store.ExportReceipt(receiptBytes(&r))
+	er, err := store.ExportReceipt(ownerReceiptBytes(&r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,9 +614,11 @@ func drop(t *testing.T, e *store.Export, seqs ...uint64) {
 // TestVerifyExportNamesFirstBadEntry tampers with an export in the ways
 // a copy in transit can be changed and checks that VerifyExport (which
 // Import runs first) refuses each, naming the first entry at fault and
-// what is wrong with it. The source chain is, by seq: 1 put a-1, 2 (B),
-// 3 put a-gone, 4 put a-k, 5 put a-cand, 6 (B), 7 put json, 8 put IE,
-// 9 put OB, 10 put ExecutionIntent, 11 put PAIRL, 12 delete a-gone, 13 (B).
+// what is wrong with it. A's owner chain is: 1 put a-1, 2 put a-gone,
+// 3 put a-k, 4 put a-cand, 5 put json, 6 put IE, 7 put OB,
+// 8 put ExecutionIntent, 9 put PAIRL, 10 delete a-gone (document 2); the
+// documents, in the export's order, are those put by 1, 3, 4, 5, 6, 7, 8
+// and 9.
 func TestVerifyExportNamesFirstBadEntry(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -584,42 +627,48 @@ func TestVerifyExportNamesFirstBadEntry(t *testing.T) {
 	}{
 		{"a byte of a document's body", func(t *testing.T, e *store.Export) {
 			e.Documents[2].Body = flipByte(e.Documents[2].Body, 10)
-		}, "document 5: body hashes to"},
+		}, "document 4: body hashes to"},
 		{"bytes of two documents' bodies", func(t *testing.T, e *store.Export) {
 			e.Documents[5].Body = flipByte(e.Documents[5].Body, 10)
 			e.Documents[1].Body = flipByte(e.Documents[1].Body, 10)
-		}, "document 4: body hashes to"},
+		}, "document 3: body hashes to"},
 		{"a byte of a receipt", func(t *testing.T, e *store.Export) {
-			i := receiptIndex(t, e, 5)
+			i := receiptIndex(t, e, 4)
 			e.Receipts[i].Bytes = flipByte(e.Receipts[i].Bytes, bytes.Index(e.Receipts[i].Bytes, []byte(`"put"`))+1)
-		}, "receipt 5: bytes are not the receipt's canonical form"},
+		}, "receipt 4: bytes are not the receipt's canonical form"},
 		{"a receipt rewritten, its successor adjacent", func(t *testing.T, e *store.Export) {
-			rewrite(t, e, 7, func(r *store.Receipt) { r.Principal = "did:web:mallory.example" })
-		}, "receipt 8: prev"},
+			rewrite(t, e, 5, func(r *store.OwnerReceipt) { r.Principal = "did:web:mallory.example" })
+		}, "receipt 6: prev"},
 		{"a receipt's content id rewritten", func(t *testing.T, e *store.Export) {
-			rewrite(t, e, 11, func(r *store.Receipt) { r.HashAfter = strings.Repeat("ab", 32) })
-		}, "receipt 12: prev"},
+			rewrite(t, e, 9, func(r *store.OwnerReceipt) { r.HashAfter = strings.Repeat("ab", 32) })
+		}, "receipt 10: prev"},
 		{"the last receipt's content id rewritten", func(t *testing.T, e *store.Export) {
-			rewrite(t, e, 12, func(r *store.Receipt) { r.HashBefore = strings.Repeat("ab", 32) })
-		}, "receipt 12 deletes document 3"},
-		{"the put of a live document dropped", func(t *testing.T, e *store.Export) { drop(t, e, 4) },
-			"document 4 ("},
-		{"the put of a deleted document dropped", func(t *testing.T, e *store.Export) { drop(t, e, 3) },
-			"receipt 12 deletes document 3"},
-		{"a delete dropped", func(t *testing.T, e *store.Export) { drop(t, e, 12) },
-			"document 3 ("},
+			rewrite(t, e, 10, func(r *store.OwnerReceipt) { r.HashBefore = strings.Repeat("ab", 32) })
+		}, "receipt 10 deletes document 2"},
+		{"the last receipt names another document", func(t *testing.T, e *store.Export) {
+			rewrite(t, e, 10, func(r *store.OwnerReceipt) { r.Doc = 3 })
+		}, "receipt 10 deletes document 3"},
+		{"a put naming another document", func(t *testing.T, e *store.Export) {
+			rewrite(t, e, 1, func(r *store.OwnerReceipt) { r.Doc = 2 })
+		}, "receipt 2: prev"},
+		{"the put of a live document dropped", func(t *testing.T, e *store.Export) { drop(t, e, 3) },
+			"receipt 3: seq is 4"},
+		{"the put of a deleted document dropped", func(t *testing.T, e *store.Export) { drop(t, e, 2) },
+			"receipt 2: seq is 3"},
+		{"a delete dropped", func(t *testing.T, e *store.Export) { drop(t, e, 10) },
+			"document 2 ("},
 		{"two receipts swapped", func(t *testing.T, e *store.Export) {
 			i := receiptIndex(t, e, 4)
 			e.Receipts[i], e.Receipts[i+1] = e.Receipts[i+1], e.Receipts[i]
-		}, "receipt 4 follows receipt 5: out of order"},
+		}, "receipt 4: seq is 5"},
 		{"a receipt moved to the end", func(t *testing.T, e *store.Export) {
 			i := receiptIndex(t, e, 1)
 			e.Receipts = append(e.Receipts[i+1:], e.Receipts[i])
-		}, "receipt 1 follows receipt 12: out of order"},
+		}, "receipt 1: seq is 2"},
 		{"a receipt given to another owner", func(t *testing.T, e *store.Export) {
-			rewrite(t, e, 9, func(r *store.Receipt) { r.Owner = tenantB })
-		}, `receipt 9: owner "did:web:b.example" is not the export's owner`},
-		{"a document given another number", func(t *testing.T, e *store.Export) { e.Documents[0].Num = 2 },
+			rewrite(t, e, 7, func(r *store.OwnerReceipt) { r.Owner = tenantB })
+		}, `receipt 7: owner "did:web:b.example" is not the export's owner`},
+		{"a document named by another receipt", func(t *testing.T, e *store.Export) { e.Documents[0].Seq = 2 },
 			"document 2 ("},
 	}
 	for _, c := range cases {

@@ -36,15 +36,14 @@ type Migration struct {
 // ImportReport says what Import stored.
 type ImportReport struct {
 	Refs    []Ref  // the imported documents, in the export's order
-	Receipt uint64 // seq of the migration receipt
+	Receipt uint64 // seq of the migration receipt in the owner chain
 }
 
-// VerifyExport checks an export on its own: every receipt is canonical,
-// owned by the export's owner, in increasing seq order, and linked by Prev
-// to its predecessor wherever the two are adjacent in the chain; replaying
-// the receipts yields exactly the exported documents; every document
-// hashes to its id. Errors wrap ErrBadExport and name the receipt or
-// document at fault.
+// VerifyExport checks an export on its own: its receipts are the owner
+// chain from seq 1, each canonical, owned by the export's owner, numbered
+// without gaps and linked by Prev to its predecessor; replaying them
+// yields exactly the exported documents; every document hashes to its id.
+// Errors wrap ErrBadExport and name the receipt or document at fault.
 func VerifyExport(e *Export) error {
 	if err := verifyExportChain(e); err != nil {
 		return err
@@ -62,37 +61,21 @@ func badExport(format string, args ...any) error {
 
 // verifyExportChain checks each receipt's form, owner, order and link.
 func verifyExportChain(e *Export) error {
-	var prev *ExportedReceipt
+	prev := zeroHash
 	for i := range e.Receipts {
 		r := &e.Receipts[i]
-		if !bytes.Equal(r.appendJSON(nil), r.Bytes) {
-			return badExport("receipt %d: bytes are not the receipt's canonical form", r.Seq)
-		}
-		if r.Owner != e.Owner {
+		want := uint64(i) + 1
+		switch {
+		case !bytes.Equal(r.appendJSON(nil), r.Bytes):
+			return badExport("receipt %d: bytes are not the receipt's canonical form", want)
+		case r.Seq != want:
+			return badExport("receipt %d: seq is %d; an owner chain counts 1, 2, 3, … without gaps", want, r.Seq)
+		case r.Owner != e.Owner:
 			return badExport("receipt %d: owner %q is not the export's owner %q", r.Seq, r.Owner, e.Owner)
+		case r.Prev != prev:
+			return badExport("receipt %d: prev %s is not the hash of receipt %d", r.Seq, r.Prev, r.Seq-1)
 		}
-		if err := checkLink(prev, r, e.Head); err != nil {
-			return err
-		}
-		prev = r
-	}
-	return nil
-}
-
-// checkLink checks r's seq against its predecessor in the export and,
-// where they are adjacent in the chain, its Prev hash.
-func checkLink(prev, r *ExportedReceipt, head uint64) error {
-	switch {
-	case r.Seq == 0 || (head != 0 && r.Seq > head):
-		return badExport("receipt %d: seq outside the chain (head %d)", r.Seq, head)
-	case r.Seq == 1 && r.Prev != zeroHash:
-		return badExport("receipt 1: prev is %s, want zeros", r.Prev)
-	case prev == nil:
-		return nil
-	case r.Seq <= prev.Seq:
-		return badExport("receipt %d follows receipt %d: out of order", r.Seq, prev.Seq)
-	case r.Seq == prev.Seq+1 && r.Prev != hashHex(prev.Bytes):
-		return badExport("receipt %d: prev %s is not the hash of receipt %d", r.Seq, r.Prev, prev.Seq)
+		prev = hashHex(r.Bytes)
 	}
 	return nil
 }
@@ -103,22 +86,25 @@ func hashHex(b []byte) string {
 }
 
 // replayExport applies the receipts in order and returns the live
-// documents they leave: number → content id.
-func replayExport(e *Export) (map[uint32]string, error) {
-	live := map[uint32]string{}
+// documents they leave: the seq of the put that stored each → content id.
+func replayExport(e *Export) (map[uint64]string, error) {
+	live := map[uint64]string{}
 	for _, r := range e.Receipts {
 		switch r.Op {
 		case "put":
-			if _, dup := live[r.Num]; dup {
-				return nil, badExport("receipt %d puts document %d, which is already live", r.Seq, r.Num)
+			if r.Doc != r.Seq {
+				return nil, badExport("receipt %d puts document %d; a put's doc is its own seq", r.Seq, r.Doc)
 			}
-			live[r.Num] = r.HashAfter
+			live[r.Doc] = r.HashAfter
 		case "delete":
-			if live[r.Num] != r.HashBefore {
-				return nil, badExport("receipt %d deletes document %d (%s), which the receipts never put", r.Seq, r.Num, r.HashBefore)
+			if got, ok := live[r.Doc]; !ok || got != r.HashBefore {
+				return nil, badExport("receipt %d deletes document %d (%s), which the receipts never put", r.Seq, r.Doc, r.HashBefore)
 			}
-			delete(live, r.Num)
+			delete(live, r.Doc)
 		case OpImport:
+			if r.Doc != 0 {
+				return nil, badExport("receipt %d: an import names no document, doc must be 0", r.Seq)
+			}
 		default:
 			return nil, badExport("receipt %d: unknown op %q", r.Seq, r.Op)
 		}
@@ -128,26 +114,22 @@ func replayExport(e *Export) (map[uint32]string, error) {
 
 // verifyExportDocs checks that the documents are exactly the live ones,
 // each hashing to its id and stored by a put receipt of its kind.
-func verifyExportDocs(e *Export, live map[uint32]string) error {
-	puts := make(map[uint64]*ExportedReceipt, len(e.Receipts))
-	for i := range e.Receipts {
-		puts[e.Receipts[i].Seq] = &e.Receipts[i]
-	}
+func verifyExportDocs(e *Export, live map[uint64]string) error {
 	for _, d := range e.Documents {
 		if canon.Sum(d.Body) != d.ID {
-			return badExport("document %d: body hashes to %s, not its id %s", d.Num, canon.Sum(d.Body), d.ID)
+			return badExport("document %d: body hashes to %s, not its id %s", d.Seq, canon.Sum(d.Body), d.ID)
 		}
-		if live[d.Num] != d.ID.String() {
-			return badExport("document %d (%s) is not live according to the receipts", d.Num, d.ID)
+		if live[d.Seq] != d.ID.String() {
+			return badExport("document %d (%s) is not live according to the receipts", d.Seq, d.ID)
 		}
-		if r := puts[d.Seq]; r == nil || r.Op != "put" || r.Num != d.Num || r.Kind != d.Kind {
-			return badExport("document %d: receipt %d did not put it as a %s", d.Num, d.Seq, d.Kind)
+		if r := e.Receipts[d.Seq-1]; r.Kind != d.Kind {
+			return badExport("document %d: receipt %d put it as a %s, not a %s", d.Seq, d.Seq, r.Kind, d.Kind)
 		}
-		delete(live, d.Num)
+		delete(live, d.Seq)
 	}
 	if len(live) > 0 {
-		num := slices.Min(slices.Collect(maps.Keys(live)))
-		return badExport("document %d (%s) is live according to the receipts but missing", num, live[num])
+		seq := slices.Min(slices.Collect(maps.Keys(live)))
+		return badExport("document %d (%s) is live according to the receipts but missing", seq, live[seq])
 	}
 	return nil
 }
@@ -177,8 +159,16 @@ func (s *Store) Import(ctx context.Context, e *Export, owner string, mig Migrati
 		}
 		rep.Refs = append(rep.Refs, refs...)
 	}
-	rep.Receipt, err = s.appendMigration(ctx, migrationReceipt(e, owner, mig))
-	return rep, err
+	seq, err := s.appendMigration(ctx, migrationReceipt(e, owner, mig))
+	if err != nil {
+		return rep, err
+	}
+	chain, err := s.ownerChainTo(ctx, owner, seq)
+	if err != nil {
+		return rep, fmt.Errorf("store: import: migration receipt %d committed, but reading the owner chain: %w", seq, err)
+	}
+	rep.Receipt = uint64(len(chain.receipts))
+	return rep, nil
 }
 
 // importDocuments turns the exported documents into what PutBatch takes,
@@ -192,10 +182,10 @@ func importDocuments(e *Export, owner string, lim *canon.Limits) ([]Document, er
 		}
 		p, err := ParseDocument(body, d.Kind, lim, &MessageOptions{AllowUnsignedObservations: true})
 		if err != nil {
-			return nil, badExport("document %d: %v", d.Num, err)
+			return nil, badExport("document %d: %v", d.Seq, err)
 		}
 		if p.ID() != d.ID || p.NaturalKey != d.NaturalKey {
-			return nil, badExport("document %d: parses to %s key %q, not %s key %q", d.Num, p.ID(), p.NaturalKey, d.ID, d.NaturalKey)
+			return nil, badExport("document %d: parses to %s key %q, not %s key %q", d.Seq, p.ID(), p.NaturalKey, d.ID, d.NaturalKey)
 		}
 		docs[i] = Document{Parsed: p, Owner: owner, Signals: d.Signals, Unbound: QuarantineUnbound}
 	}

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,7 +31,7 @@ func putAs(t *testing.T, s *Store, owner, body string) Ref {
 }
 
 // exportFixture is a store where tenant A and tenant B interleave puts and
-// deletes, so that A's export has gaps in its chain.
+// deletes, so that the store's chain interleaves their receipts.
 func exportFixture(t *testing.T) (*Store, *Export) {
 	t.Helper()
 	s := openExportStore(t)
@@ -141,5 +143,55 @@ func TestExportReceiptRefusesNonCanonical(t *testing.T) {
 	spaced := append([]byte(" "), e.Receipts[0].Bytes...)
 	if _, err := ExportReceipt(spaced); err == nil {
 		t.Fatal("non-canonical receipt bytes accepted")
+	}
+}
+
+// TestExportCountsNoOtherTenant: tenant A's export is the same whether or
+// not tenant B wrote between A's writes: the owner chain, the documents'
+// seqs and every byte of the receipts depend on A's history alone.
+func TestExportCountsNoOtherTenant(t *testing.T) {
+	const a, b = "did:web:a.example", "did:web:b.example"
+	history := func(s *Store, withB bool) *Export {
+		t.Helper()
+		noise := func(i int) {
+			if withB {
+				for j := range i {
+					putAs(t, s, b, `{"offer_id":"b-`+strconv.Itoa(i)+`-`+strconv.Itoa(j)+`"}`)
+				}
+			}
+		}
+		noise(3)
+		putAs(t, s, a, `{"offer_id":"a-1","price":"1.00"}`)
+		noise(2)
+		gone := putAs(t, s, a, `{"node_id":"a-k","text":"to be deleted"}`)
+		noise(5)
+		putAs(t, s, a, `{"free":"json"}`)
+		if err := s.Delete(WithPrincipal(context.Background(), a), gone); err != nil {
+			t.Fatal(err)
+		}
+		noise(1)
+		e, err := s.Export(context.Background(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyExport(e); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	alone, shared := history(openExportStore(t), false), history(openExportStore(t), true)
+	if len(alone.Receipts) != 4 || len(shared.Receipts) != len(alone.Receipts) || len(shared.Documents) != len(alone.Documents) {
+		t.Fatalf("alone: %d receipts, %d documents; shared: %d, %d", len(alone.Receipts), len(alone.Documents),
+			len(shared.Receipts), len(shared.Documents))
+	}
+	for i := range alone.Receipts {
+		if !bytes.Equal(alone.Receipts[i].Bytes, shared.Receipts[i].Bytes) {
+			t.Errorf("receipt %d:\n alone  %s\n shared %s", i+1, alone.Receipts[i].Bytes, shared.Receipts[i].Bytes)
+		}
+	}
+	for i := range alone.Documents {
+		if d, e := alone.Documents[i], shared.Documents[i]; d.Seq != e.Seq || d.ID != e.ID {
+			t.Errorf("document %d: alone seq %d %s, shared seq %d %s", i, d.Seq, d.ID, e.Seq, e.ID)
+		}
 	}
 }

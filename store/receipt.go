@@ -27,39 +27,52 @@ type Receipt struct {
 // appendJSON appends the receipt's RFC 8785 bytes, which are what is stored
 // and hashed.
 func (r *Receipt) appendJSON(dst []byte) []byte {
-	m := map[string]any{
-		"seq":         canon.Number(strconv.FormatUint(r.Seq, 10)),
-		"principal":   r.Principal,
-		"op":          r.Op,
-		"kind":        string(r.Kind),
-		"owner":       r.Owner,
-		"num":         canon.Number(strconv.FormatUint(uint64(r.Num), 10)),
-		"hash_before": r.HashBefore,
-		"hash_after":  r.HashAfter,
-		"prev":        r.Prev,
-	}
+	m := receiptMembers(r.Seq, r.Principal, r.Op, r.Kind, r.Owner, r.HashBefore, r.HashAfter, r.Prev)
+	m["num"] = canon.Number(strconv.FormatUint(uint64(r.Num), 10))
 	return canon.AppendValue(dst, m)
+}
+
+// receiptMembers are the members a store receipt and an owner receipt
+// share; each adds the one that names its document (num or doc).
+func receiptMembers(seq uint64, principal, op string, kind canon.Kind, owner, before, after, prev string) map[string]any {
+	return map[string]any{"seq": canon.Number(strconv.FormatUint(seq, 10)), "principal": principal, "op": op,
+		"kind": string(kind), "owner": owner, "hash_before": before, "hash_after": after, "prev": prev}
+}
+
+// receiptObject is a decoded receipt. Members of the wrong type read as
+// their zero value, which the chain checks then refuse.
+type receiptObject map[string]any
+
+// decodeReceiptObject decodes receipt bytes; errors wrap sentinel.
+func decodeReceiptObject(b []byte, sentinel error) (receiptObject, error) {
+	v, err := canon.Decode(b, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: receipt: %v", sentinel, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: receipt is not an object", sentinel)
+	}
+	return m, nil
+}
+
+func (o receiptObject) str(k string) string { s, _ := o[k].(string); return s }
+
+func (o receiptObject) num(k string) uint64 {
+	n, _ := o[k].(canon.Number)
+	u, _ := strconv.ParseUint(string(n), 10, 64)
+	return u
 }
 
 // parseReceipt decodes stored receipt bytes.
 func parseReceipt(b []byte) (*Receipt, error) {
-	v, err := canon.Decode(b, nil)
+	o, err := decodeReceiptObject(b, ErrCorrupt)
 	if err != nil {
-		return nil, fmt.Errorf("%w: receipt: %v", ErrCorrupt, err)
+		return nil, err
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%w: receipt is not an object", ErrCorrupt)
-	}
-	str := func(k string) string { s, _ := m[k].(string); return s }
-	num := func(k string) uint64 {
-		n, _ := m[k].(canon.Number)
-		u, _ := strconv.ParseUint(string(n), 10, 64)
-		return u
-	}
-	return &Receipt{Seq: num("seq"), Principal: str("principal"), Op: str("op"), Kind: canon.Kind(str("kind")),
-		Owner: str("owner"), Num: uint32(num("num")), HashBefore: str("hash_before"),
-		HashAfter: str("hash_after"), Prev: str("prev")}, nil
+	return &Receipt{Seq: o.num("seq"), Principal: o.str("principal"), Op: o.str("op"), Kind: canon.Kind(o.str("kind")),
+		Owner: o.str("owner"), Num: uint32(o.num("num")), HashBefore: o.str("hash_before"),
+		HashAfter: o.str("hash_after"), Prev: o.str("prev")}, nil
 }
 
 // chainHead is the last receipt: its seq and the sha256 of its bytes.

@@ -24,6 +24,9 @@ var (
 	// outside the decoded-document model, NaN, invalid UTF-8, a malformed
 	// canon.Number, or a number outside the IEEE 754 double range.
 	ErrUnsignable = errors.New("sign: value cannot be signed")
+	// ErrUnsealable means a token was not sealed by this Sealer: altered,
+	// truncated, sealed under another key or for another purpose.
+	ErrUnsealable = errors.New("sign: not a token this resolver sealed")
 	// ErrInvalidKey means a public key is not 32 bytes.
 	ErrInvalidKey = errors.New("sign: invalid Ed25519 public key")
 	// ErrDIDKey means a did:key identifier is malformed or is not an

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -29,6 +30,7 @@ type Signer struct {
 	// sigPrefix is the RFC 8785 text of the signature member up to its
 	// value: "signature":{"alg":"EdDSA","kid":"…","value":"
 	sigPrefix string
+	sealers   sync.Map // purpose → *Sealer
 }
 
 // NewSigner returns a Signer for priv. The key is rebuilt from its seed,

@@ -35,7 +35,6 @@ type Ref struct {
 	ID    string `json:"id"`
 	Kind  string `json:"kind"`
 	Owner string `json:"owner"`
-	Num   uint64 `json:"num"`
 	// Created is false when the tenant already stored this content (an
 	// idempotent put).
 	Created bool `json:"created"`
