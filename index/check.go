@@ -44,7 +44,10 @@ func Check(ctx context.Context, s *store.Store) (*CheckReport, error) {
 	for p := range ix.fresh {
 		rep.add("path %s is in documents but not in the dictionary", p)
 	}
-	if err := compareStored(s, ix.adds, rep); err != nil {
+	if err := checkDictionary(s.IndexReader(), ix, rep); err != nil {
+		return nil, err
+	}
+	if err := compareStored(s, ix, rep); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -53,9 +56,9 @@ func Check(ctx context.Context, s *store.Store) (*CheckReport, error) {
 // postingFamilies are the families whose values are bitmaps.
 var postingFamilies = []byte{famExists, famEq, famRange, famGram, famShort, famLong, famNoGram, famKind, famOwner, famAll}
 
-func compareStored(s *store.Store, postings *postingSet, rep *CheckReport) error {
-	want := make(map[string]*roaring.Bitmap, len(postings.list))
-	postings.each(func(k string, p *posting) { want[k] = p.bitmap() })
+func compareStored(s *store.Store, ix *Index, rep *CheckReport) error {
+	want := make(map[string]*roaring.Bitmap, len(ix.adds.list))
+	ix.adds.each(func(k string, p *posting) { want[k] = p.bitmap() })
 	r := s.IndexReader()
 	for _, fam := range postingFamilies {
 		err := r.Scan(appendFamily(nil, fam), appendFamily(nil, fam+1), func(key, value []byte) error {
@@ -63,6 +66,7 @@ func compareStored(s *store.Store, postings *postingSet, rep *CheckReport) error
 			if err != nil {
 				return err
 			}
+			checkPathID(rep, ix, key)
 			comparePosting(rep, key, got, want[string(key)])
 			delete(want, string(key))
 			return nil

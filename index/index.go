@@ -21,6 +21,7 @@ type Index struct {
 	paths map[uint32]Path // committed, by id
 	next  uint32          // next path id
 	fresh map[Path]uint32 // paths first seen in the running mutation
+	drops []uint32        // paths the running sweep step deletes (sweep.go)
 	adds  *postingSet
 	dels  *postingSet
 	x     extractor
@@ -64,6 +65,7 @@ func New() *Index {
 
 func (ix *Index) reset() {
 	ix.fresh = map[Path]uint32{}
+	ix.drops = ix.drops[:0]
 	ix.adds.reset()
 	ix.dels.reset()
 }
@@ -71,9 +73,20 @@ func (ix *Index) reset() {
 // Version implements store.Indexer.
 func (ix *Index) Version() string { return Version }
 
-// Load implements store.Indexer: it reads the path dictionary.
+// Load implements store.Indexer: it reads the path dictionary, and the
+// next path id a sweep persisted (ids of dropped paths are never reused).
 func (ix *Index) Load(r *store.IndexReader) error {
 	ix.r = r
+	next, found, err := r.Get(appendFamily(nil, famNext))
+	if err != nil {
+		return err
+	}
+	if found && len(next) != 4 {
+		return fmt.Errorf("%w: index key XN (next path id) holds %x, not 4 bytes: run `aqlstore reindex`", store.ErrCorrupt, next)
+	}
+	if found {
+		ix.next = max(ix.next, binary.BigEndian.Uint32(next))
+	}
 	start := appendFamily(nil, famPath)
 	end := appendFamily(nil, famPath+1)
 	return r.Scan(start, end, func(key, value []byte) error {
@@ -149,7 +162,8 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 }
 
 // Done implements store.Indexer: committed paths become visible to
-// lookups; an aborted mutation's paths and ids are forgotten.
+// lookups, and paths a committed sweep step dropped leave them; an
+// aborted mutation's paths and ids are forgotten.
 func (ix *Index) Done(committed bool) {
 	if committed {
 		ix.cache.invalidate()
@@ -157,6 +171,7 @@ func (ix *Index) Done(committed bool) {
 		for p, id := range ix.fresh {
 			ix.commitPath(p, id)
 		}
+		ix.forgetDropped()
 		ix.mu.Unlock()
 	} else {
 		for _, id := range ix.fresh {

@@ -55,7 +55,13 @@ func (ix *Index) ArrayChildren(ids []uint32) []uint32 {
 	defer ix.mu.RUnlock()
 	var out []uint32
 	for _, id := range ids {
-		if child, ok := ix.ids[ix.paths[id].appendArray()]; ok {
+		// An id a sweep dropped after Paths gave it has no path: its
+		// zero value, the root, would name the root's array level.
+		p, ok := ix.paths[id]
+		if !ok {
+			continue
+		}
+		if child, ok := ix.ids[p.appendArray()]; ok {
 			out = append(out, child)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 // Erasure. Deleting the last copy of a document must take its bytes off
 // the disk once the store is compacted, not only out of reach of reads.
-// Three things would otherwise keep them:
+// Four things would otherwise keep them:
 //
 //   - Pebble recycles write-ahead logs: an obsolete WAL is kept, renamed
 //     and overwritten from its start by later writes, so the batches it
@@ -21,6 +21,10 @@ import (
 //     (which holds the string value it indexes) would outlive the last
 //     document with that value. Compact deletes such keys first
 //     (sweepPostings).
+//   - An indexer can keep more than posting lists: the path dictionary of
+//     package index holds every member name a document had. Compact lets
+//     an IndexSweeper drop the entries no live document needs
+//     (sweepIndex).
 //   - Compaction cannot drop a deleted version that an open read can still
 //     see, and Pebble deletes obsolete files in the background. Compact
 //     waits for both.
@@ -127,6 +131,53 @@ func (s *Store) sweepStep(start, end []byte) (next []byte, n int, err error) {
 	return next, n, b.wait()
 }
 
+// sweepIndex lets an IndexSweeper delete what deleted documents left in
+// its index beside the posting lists (package index: the member names of
+// its path dictionary), one step per hold of the writer lock, as
+// sweepPostings does. It runs after sweepPostings, so a step finds the
+// postings deletes emptied already gone.
+func (s *Store) sweepIndex(ctx context.Context) error {
+	sw, ok := s.opts.Indexer.(IndexSweeper)
+	if !ok {
+		return nil
+	}
+	var from []byte
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		next, err := s.sweepIndexStep(sw, from)
+		if err != nil || next == nil {
+			return err
+		}
+		from = next
+	}
+}
+
+// sweepIndexStep runs one step of an IndexSweeper and commits what it
+// wrote; the Indexer learns through Done whether it did.
+func (s *Store) sweepIndexStep(sw IndexSweeper, from []byte) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	b := s.kv.newBatch()
+	next, err := sw.Sweep(s.IndexReader(), &IndexWriter{b: b}, from)
+	if err == nil && !b.empty() {
+		// Not synced, as sweepStep: a crash that loses the step leaves
+		// its entries to the next Compact, and the write-ahead log keeps
+		// it ahead of any later mutation that depends on it.
+		err = s.kv.apply(b, false)
+	}
+	s.opts.Indexer.Done(err == nil)
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	return next, b.wait()
+}
+
 // Compact rewrites the database so that the bytes of every document
 // deleted before the call leave the disk: it deletes the index keys whose
 // posting lists deletes emptied, waits for reads that began before the
@@ -145,6 +196,9 @@ func (s *Store) Compact(ctx context.Context) error {
 	}
 	if _, err := s.sweepPostings(ctx); err != nil {
 		return fmt.Errorf("store: compact: sweep empty postings: %w", err)
+	}
+	if err := s.sweepIndex(ctx); err != nil {
+		return fmt.Errorf("store: compact: sweep index: %w", err)
 	}
 	if err := s.kv.erase(ctx); err != nil {
 		return fmt.Errorf("store: compact: %w", err)

@@ -28,6 +28,25 @@ type Indexer interface {
 	Version() string
 }
 
+// IndexSweeper is an Indexer that keeps entries beside its posting lists
+// which outlive the documents that made them unless something deletes
+// them: the path dictionary of package index keeps every member name a
+// document had, and a member name can be private data. Compact calls
+// Sweep after it has deleted the posting lists deletes emptied, one step
+// at a time under the writer lock, so no mutation adds to the index
+// between what a step reads and what it deletes. A step's writes commit
+// in one batch, and Done then reports whether they did, as for a
+// mutation. It is an interface of its own so that an Indexer with nothing
+// of the kind need not implement it.
+type IndexSweeper interface {
+	// Sweep deletes through w the entries that no committed document
+	// needs among a bounded part of the index, starting at from (nil at
+	// the first step), reading the committed index through r. It returns
+	// where the next step starts, nil after the last step; the store
+	// does not look inside.
+	Sweep(r *IndexReader, w *IndexWriter, from []byte) (next []byte, err error)
+}
+
 // IndexedDoc is what an Indexer sees of a document.
 type IndexedDoc struct {
 	Kind      canon.Kind
@@ -111,6 +130,20 @@ func (w *IndexWriter) Set(key, value []byte) error {
 	}
 	return w.b.set(key, value)
 }
+
+// Delete deletes an index key, plain or posting. It is for an
+// IndexSweeper: a mutation clears bits instead, since the key may hold
+// other documents' bits it has not read.
+func (w *IndexWriter) Delete(key []byte) error {
+	if err := checkIndexKey(key); err != nil {
+		return err
+	}
+	return w.b.del(key)
+}
+
+// EmptyPosting reports whether v, a posting value read by Scan, lists no
+// document. Only short values are decoded: an empty list is a few bytes.
+func EmptyPosting(v []byte) bool { return isEmptyPosting(v) }
 
 // IndexReader reads committed index keys.
 type IndexReader struct{ k *kv }
