@@ -38,7 +38,7 @@ func TestLazyPageDistrustsTheIndex(t *testing.T) {
 	o := (&Options{Signer: testSigner(), At: at, Index: ix, PageSize: 1}).withDefaults()
 	pctx := store.WithPrincipal(ctx, store.Public)
 	r := newResolution(in, &o)
-	plan, err := PlanIntent(ix, in, store.Public, r.kinds())
+	plan, err := PlanIntent(s, ix, in, store.Public, r.kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

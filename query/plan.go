@@ -50,9 +50,10 @@ type planner struct {
 }
 
 // PlanIntent builds the plan of in for a reader acting as principal over
-// kinds.
-func PlanIntent(ix *index.Index, in *aql.Intent, principal string, kinds []canon.Kind) (*Plan, error) {
-	u, err := universe(ix, principal, kinds)
+// kinds, against s and its index ix (s knows the documents granted to the
+// reader).
+func PlanIntent(s *store.Store, ix *index.Index, in *aql.Intent, principal string, kinds []canon.Kind) (*Plan, error) {
+	u, err := universe(s, ix, principal, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +67,10 @@ func PlanIntent(ix *index.Index, in *aql.Intent, principal string, kinds []canon
 	return &Plan{Root: root, Universe: u, Candidates: cands, Sequential: seq}, nil
 }
 
-// universe is every document of the kinds that principal may see.
-func universe(ix *index.Index, principal string, kinds []canon.Kind) (*roaring.Bitmap, error) {
+// universe is every document of the kinds that principal may see: public,
+// its own, and those granted to it. The granted bitmap may still hold
+// deleted documents (store.Granted); the kind postings hold live ones only.
+func universe(s *store.Store, ix *index.Index, principal string, kinds []canon.Kind) (*roaring.Bitmap, error) {
 	owners := []string{store.Public}
 	if principal != store.Public {
 		owners = append(owners, principal)
@@ -75,6 +78,15 @@ func universe(ix *index.Index, principal string, kinds []canon.Kind) (*roaring.B
 	byOwner, err := ix.Owners(owners)
 	if err != nil {
 		return nil, err
+	}
+	if principal != store.Public {
+		granted, err := s.Granted(principal)
+		if err != nil {
+			return nil, err
+		}
+		if !granted.IsEmpty() { // a reader without grants costs what it did before grants
+			byOwner = roaring.Or(byOwner, granted)
+		}
 	}
 	byKind, err := ix.Kinds(kinds)
 	if err != nil {

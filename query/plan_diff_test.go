@@ -127,18 +127,19 @@ var diffCompared, diffNonEmpty, diffParseFail atomic.Int64
 
 var randomIDs = regexp.MustCompile(`"(response_id|decision_id|value)":"[^"]*"`)
 
-// compare resolves in through the planner and by full scan, page by page
-// (full_set pages of a random size, walked to the end through the
-// cursors): the accepted candidates (with ranks, records and payloads)
-// and the cursors must be identical, and every rejection the planner
-// lists must be one the full scan lists too.
-func compare(t *rapid.T, s *store.Store, ix *index.Index, in *aql.Intent) {
+// compare resolves in as principal ("" is public) through the planner and
+// by full scan, page by page (full_set pages of a random size, walked to
+// the end through the cursors): the accepted candidates (with ranks,
+// records and payloads) and the cursors must be identical, and every
+// rejection the planner lists must be one the full scan lists too.
+func compare(t *rapid.T, s *store.Store, ix *index.Index, in *aql.Intent, principal string) {
 	pageSize := rapid.IntRange(1, 4).Draw(t, "pagesize")
 	maxRejected := rapid.SampledFrom([]int{0, 2, 1 << 20}).Draw(t, "maxrejected")
 	cursor := ""
 	for page := 0; ; page++ {
 		opts := func(ix *index.Index) *Options {
-			return &Options{Signer: testSigner(), At: at, MaxRejected: maxRejected, PageSize: pageSize, Cursor: cursor, Index: ix}
+			return &Options{Signer: testSigner(), At: at, Principal: principal, MaxRejected: maxRejected, PageSize: pageSize,
+				Cursor: cursor, Index: ix}
 		}
 		full, err := Resolve(context.Background(), s, in, opts(nil))
 		if err != nil {
@@ -237,7 +238,7 @@ func TestPlannerEqualsFullScan(t *testing.T) {
 				diffParseFail.Add(1)
 				continue // a generated operand the intent rules refuse
 			}
-			compare(t, s, ix, in)
+			compare(t, s, ix, in, "")
 		}
 	})
 	t.Logf("%d intents compared (%d with candidates), %d generated intents refused by the parser; "+

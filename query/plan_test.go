@@ -67,7 +67,7 @@ func planCase(t *testing.T, s *store.Store, ix *index.Index, d *datadriven.TestD
 	if err != nil {
 		return "invalid: " + err.Error() + "\n"
 	}
-	plan, err := PlanIntent(ix, in, principal, CategoryKinds(in.Category))
+	plan, err := PlanIntent(s, ix, in, principal, CategoryKinds(in.Category))
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}

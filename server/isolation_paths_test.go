@@ -245,14 +245,15 @@ func (w *isoWorld) readPaths(reader string) {
 	}
 }
 
-// seenBy reports whether some owner holding tok is visible to reader.
+// seenBy reports whether some owner holding tok is visible to reader, or
+// a document holding it is granted to reader.
 func (w *isoWorld) seenBy(reader, tok string) bool {
 	for o := range w.owners[tok] {
 		if isoVisible(reader, o) {
 			return true
 		}
 	}
-	return false
+	return w.grantedTokens(reader, tok)
 }
 
 // queries posts a random intent as reader: plain (every full_set page,
@@ -336,7 +337,7 @@ func (w *isoWorld) library(reader string) {
 		w.t.Fatalf("intent: %v\n%s", err, body)
 	}
 	plan := func(srv *isoServer) string {
-		p, err := query.PlanIntent(srv.ix, in, reader, query.CategoryKinds(in.Category))
+		p, err := query.PlanIntent(srv.st, srv.ix, in, reader, query.CategoryKinds(in.Category))
 		if err != nil {
 			w.t.Fatalf("plan on %s: %v", srv.name, err)
 		}

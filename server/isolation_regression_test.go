@@ -47,7 +47,7 @@ func TestExplainCountsVisibleDocumentsOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, reader := range []string{store.Public, "did:web:other.example"} {
-			p, err := query.PlanIntent(ix, in, reader, query.CategoryKinds(in.Category))
+			p, err := query.PlanIntent(st, ix, in, reader, query.CategoryKinds(in.Category))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,8 +36,8 @@ import (
 // collide on them, and sometimes identical content under two owners.
 //
 // The oracle is a mirror per reader: a second server that was sent only
-// the mutations of the documents that reader may see (public ones and its
-// own), in the same order. Every read path, asked by the reader of the
+// the mutations of the documents that reader may see (public ones, its
+// own, and those granted to it), in the same order. Every read path, asked by the reader of the
 // main server and of its mirror, must answer the same, apart from what
 // differs between any two resolutions (response ids, times, signatures)
 // and sealed tokens (below). That one comparison covers ids,
@@ -58,8 +58,8 @@ import (
 // mirror's; subscription event ids, sealed under a fresh nonce each time,
 // are compared by presence only.
 //
-// Grants (a tenant giving another read access) do not exist in aqlstore,
-// so the oracle has none.
+// Between phases, tenants grant documents to each other and revoke
+// grants; how the mirrors follow is in isolation_grants_test.go.
 //
 // The read paths, intents and subscriptions are in isolation_paths_test.go,
 // the regression tests of what this test found in
@@ -99,12 +99,17 @@ func TestTenantIsolationProperty(t *testing.T) {
 		w.stats = &stats
 		stats.worlds++
 		w.history(rapid.IntRange(10, 40).Draw(rt, "phase1"))
+		w.grantHistory(rapid.IntRange(0, 10).Draw(rt, "grants"))
 		w.subscriptions()
 		for _, reader := range w.readers {
+			w.grantHistory(rapid.IntRange(0, 3).Draw(rt, "grants between readers"))
 			w.readPaths(reader)
+			w.grantReads(reader)
 		}
 		w.cursorReplays()
 	})
+	t.Logf("grants: %d grants and revokes, %d mirrors rebuilt, %d granted documents read by their grantee",
+		isoGrantStats.changes, isoGrantStats.rebuilt, isoGrantStats.granted)
 	t.Logf("%d worlds: %d documents stored; %d answers compared with the mirror, %d of them queries with candidates "+
 		"(%d candidates and rejections in all); %d answers and events searched; %d events",
 		stats.worlds, stats.docs, stats.compared, stats.answered, stats.candidates, stats.scanned, stats.events)
@@ -226,12 +231,13 @@ type isoWorld struct {
 	signer  *sign.Signer
 	stats   *isoStats
 	serial  int
+	g       *isoGrants // grants, and the history mirrors are rebuilt from (isolation_grants_test.go)
 }
 
 func newIsoWorld(t *rapid.T, auth *Auth, signer *sign.Signer) *isoWorld {
 	n := rapid.IntRange(2, len(isoTenants)).Draw(t, "tenants")
 	w := &isoWorld{t: t, tenants: isoTenants[:n], mirrors: map[string]*isoServer{}, signer: signer,
-		byRef: map[string]*isoDoc{}, owners: map[string]map[string]bool{}}
+		byRef: map[string]*isoDoc{}, owners: map[string]map[string]bool{}, g: newIsoGrants(auth)}
 	w.main = startIsoServer(t, "main", auth, signer)
 	for _, tn := range w.tenants {
 		w.readers = append(w.readers, tn.did)
@@ -304,8 +310,9 @@ func (w *isoWorld) same(reader, what string, req []byte, got, want isoResp) {
 }
 
 // forbidden lists the strings reader must never receive: those of
-// documents no owner of which the reader may see, and the other tenants'
-// DIDs and tokens.
+// documents no owner of which the reader may see and none of which is
+// granted to it, the other tenants' tokens, and their DIDs unless a grant
+// between the two shows them.
 func (w *isoWorld) forbidden(reader string) []string {
 	var out []string
 	for tok := range w.owners {
@@ -315,7 +322,10 @@ func (w *isoWorld) forbidden(reader string) []string {
 	}
 	for _, tn := range isoTenants {
 		if tn.did != reader {
-			out = append(out, tn.did, tn.token)
+			out = append(out, tn.token)
+			if !w.related(reader, tn.did) {
+				out = append(out, tn.did)
+			}
 		}
 	}
 	return out
@@ -530,8 +540,9 @@ func (w *isoWorld) put(p isoPut) {
 	}
 	target := path + "?" + q.Encode()
 	got := w.main.do(w.t, "POST", target, token, p.body, "Content-Type", ct)
+	op := w.g.logOp(p.owner, "POST", target, token, ct, p.body)
 	for _, r := range w.readers {
-		if isoVisible(r, p.owner) {
+		if w.mirrored(r, p.owner) {
 			want := w.mirrors[r].do(w.t, "POST", target, token, p.body, "Content-Type", ct)
 			w.same(w.actor(p.owner), "put "+target+" (mirror of "+r+")", p.body, got, want)
 		}
@@ -557,6 +568,9 @@ func (w *isoWorld) put(p isoPut) {
 	}
 	ref := ack.Documents[0]
 	if d := w.byRef[p.owner+" "+ref.ID]; d != nil {
+		if !d.live {
+			w.g.created[d] = op
+		}
 		d.live = true
 		return
 	}
@@ -565,6 +579,7 @@ func (w *isoWorld) put(p isoPut) {
 	w.docs = append(w.docs, d)
 	w.stats.docs++
 	w.byRef[p.owner+" "+ref.ID] = d
+	w.g.created[d] = op
 	for _, tok := range d.tokens {
 		if w.owners[tok] == nil {
 			w.owners[tok] = map[string]bool{}
@@ -583,8 +598,9 @@ func (w *isoWorld) del(d *isoDoc) {
 	token, q := w.writer(d.owner)
 	target := pathDocuments + "/" + d.id + "?" + q.Encode()
 	got := w.main.do(w.t, "DELETE", target, token, nil)
+	w.g.logOp(d.owner, "DELETE", target, token, "", nil)
 	for _, r := range w.readers {
-		if isoVisible(r, d.owner) {
+		if w.mirrored(r, d.owner) || w.granted(r, d) && !w.g.dirty[r] { // a grantee's mirror holds it too
 			w.same(w.actor(d.owner), "delete "+target, nil, got, w.mirrors[r].do(w.t, "DELETE", target, token, nil))
 		}
 	}
@@ -592,6 +608,7 @@ func (w *isoWorld) del(d *isoDoc) {
 		w.t.Fatalf("delete %s as its owner: %d %s", target, got.status, got.body)
 	}
 	d.live = false
+	delete(w.g.to, d) // a delete drops the document's grants
 }
 
 // sentinel puts a public offer that every subscription of the test

@@ -184,7 +184,7 @@ func (sub *subscription) seed() error {
 func (sub *subscription) visible() iter.Seq2[*store.Doc, error] {
 	st := sub.s.cfg.Store
 	if ix := sub.s.cfg.Index; ix != nil {
-		plan, err := query.PlanIntent(ix, sub.in, sub.reader, query.CategoryKinds(sub.in.Category))
+		plan, err := query.PlanIntent(st, ix, sub.in, sub.reader, query.CategoryKinds(sub.in.Category))
 		if err != nil {
 			return func(yield func(*store.Doc, error) bool) { yield(nil, err) }
 		}

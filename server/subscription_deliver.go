@@ -208,7 +208,11 @@ func (sub *subscription) matchDelete(r *store.Receipt) (change, bool, error) {
 
 // missedWhileAway reports whether r deletes a document the resuming
 // client may hold: deleted before it reconnected, put before it left (no
-// put in the replayed receipts), of its kinds and visible to it.
+// put in the replayed receipts), of its kinds and visible to it. Visible
+// means public or its own here: a granted document's grants go with its
+// delete (store.Grant), so whether this subscriber was granted it can no
+// longer be told, and reporting it could show another tenant's delete to
+// someone never granted the document; it is not reported.
 func (sub *subscription) missedWhileAway(r *store.Receipt) bool {
 	return r.Seq <= sub.replayTo && !sub.replayPuts[r.Num] && sub.kinds[r.Kind] &&
 		(r.Owner == store.Public || r.Owner == sub.reader)

@@ -27,11 +27,11 @@ type Observation struct {
 }
 
 // ObservationsFor returns the observations of envelopeID that the
-// context's principal may see (its own and public ones): with all, every
-// one, ordered by payload timestamp, then document number; without, only
-// the latest (the last of that order), as AIDP pull mode serves by
-// default. No visible observation is ErrNotFound. Safe for concurrent use;
-// the result belongs to the caller.
+// context's principal may see (its own, those granted to it, and public
+// ones): with all, every one, ordered by payload timestamp, then document
+// number; without, only the latest (the last of that order), as AIDP
+// pull mode serves by default. No visible observation is ErrNotFound.
+// Safe for concurrent use; the result belongs to the caller.
 func (s *Store) ObservationsFor(ctx context.Context, envelopeID string, all bool) ([]*Observation, error) {
 	var obs []*Observation
 	for _, owner := range readOwners(Principal(ctx)) {
@@ -46,6 +46,10 @@ func (s *Store) ObservationsFor(ctx context.Context, envelopeID string, all bool
 		if err != nil {
 			return nil, fmt.Errorf("store: observations of %q: %w", envelopeID, err)
 		}
+	}
+	obs, err := s.grantedObservations(Principal(ctx), aidp.EnvelopePrefix(envelopeID), obs)
+	if err != nil {
+		return nil, fmt.Errorf("store: observations of %q: %w", envelopeID, err)
 	}
 	if len(obs) == 0 {
 		return nil, ErrNotFound
@@ -126,7 +130,7 @@ func (s *Store) Inbox(ctx context.Context, cursor string, limit int, kinds []can
 	if kinds == nil {
 		kinds = InboxKinds
 	}
-	principal := Principal(ctx)
+	principal := s.readerOf(ctx)
 	var nums []uint32
 	for _, k := range kinds {
 		// limit+1 visible documents per kind are enough to fill the page
@@ -158,7 +162,7 @@ func (s *Store) Inbox(ctx context.Context, cursor string, limit int, kinds []can
 
 // kindNumsAfter returns up to n numbers above after of kind's documents
 // that principal may see.
-func (s *Store) kindNumsAfter(ctx context.Context, kind canon.Kind, after uint32, n int, principal string) ([]uint32, error) {
+func (s *Store) kindNumsAfter(ctx context.Context, kind canon.Kind, after uint32, n int, principal reader) ([]uint32, error) {
 	var out []uint32
 	start := AppendKindKey(nil, kind, after+1)
 	if after == ^uint32(0) {
@@ -170,7 +174,10 @@ func (s *Store) kindNumsAfter(ctx context.Context, kind canon.Kind, after uint32
 		}
 		num := binary.BigEndian.Uint32(key[len(key)-4:])
 		rec, found, err := readRecord(s.kv.get, num)
-		if err != nil || !found || !visible(principal, rec.owner) {
+		if err != nil || !found {
+			return err
+		}
+		if ok, err := sees(s.kv.get, principal, num, rec.owner); err != nil || !ok {
 			return err
 		}
 		if out = append(out, num); len(out) >= n {

@@ -67,6 +67,9 @@ func (m *mutation) delete(num uint32, owner string, ref Ref) error {
 	if err := m.dropRef(rec); err != nil {
 		return err
 	}
+	if err := m.dropGrants(num, &rec); err != nil {
+		return err
+	}
 	m.appendReceipt(Receipt{Principal: m.principal, Op: "delete", Kind: rec.kind, Owner: rec.owner, Num: num,
 		HashBefore: rec.id.String()})
 	return nil

@@ -11,7 +11,8 @@
 // or Delete returns (unless Options.NoSync). Identical content is stored
 // once and reference counted. Each document has an owner (a tenant DID, or
 // Public); a context carries the principal that reads (WithPrincipal), and a
-// reader sees public documents and its own, never another tenant's.
+// reader sees public documents, its own and those granted to it (grant.go),
+// never another tenant's.
 //
 // The key layout is documented in keys.go; Pebble itself is touched only in
 // kv.go. Values returned by the Store are copies owned by the caller.

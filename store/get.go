@@ -13,9 +13,9 @@ import (
 
 // Get returns the document ref names, if the context's principal may see
 // it. A Ref with Num set is looked up by number (and its ID, when set, must
-// match); otherwise by ID, preferring the principal's own copy to the
-// public one. A document the reader may not see is ErrNotFound, exactly
-// like one that does not exist.
+// match); otherwise by ID, preferring the principal's own copy, then one
+// granted to it (the lowest-numbered), then the public one. A document the
+// reader may not see is ErrNotFound, exactly like one that does not exist.
 func (s *Store) Get(ctx context.Context, ref Ref) (*Doc, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -32,14 +32,19 @@ func (s *Store) Get(ctx context.Context, ref Ref) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !visible(principal, doc.Owner) || (!ref.ID.IsZero() && ref.ID != doc.ID) {
+	ok, err := sees(s.kv.get, s.readerFor(principal), ref.Num, doc.Owner)
+	if err != nil {
+		return nil, fmt.Errorf("store: get: %w", err)
+	}
+	if !ok || (!ref.ID.IsZero() && ref.ID != doc.ID) {
 		return nil, ErrNotFound
 	}
 	return doc, nil
 }
 
 // Lookup returns the document of kind whose natural key is key: the
-// principal's own, else the public one.
+// principal's own, else one granted to it (the lowest-numbered), else the
+// public one.
 func (s *Store) Lookup(ctx context.Context, kind canon.Kind, key string) (*Doc, error) {
 	for _, owner := range readOwners(Principal(ctx)) {
 		v, found, err := s.kv.get(AppendNaturalKey(nil, kind, owner, key), nil)
@@ -48,6 +53,14 @@ func (s *Store) Lookup(ctx context.Context, kind canon.Kind, key string) (*Doc, 
 		}
 		if found {
 			return s.docByNum(binary.BigEndian.Uint32(v))
+		}
+		if owner != Public { // documents granted to the reader come after its own (grant.go)
+			if num, err := s.grantedByKey(kind, key, owner); err != ErrNotFound {
+				if err != nil {
+					return nil, err
+				}
+				return s.docByNum(num)
+			}
 		}
 	}
 	return nil, ErrNotFound
@@ -66,6 +79,11 @@ func (s *Store) numByID(id canon.ContentID, principal string) (uint32, error) {
 		num, err := s.firstByID(id, owner)
 		if err != ErrNotFound {
 			return num, err
+		}
+		if owner != Public { // documents granted to the reader come after its own (grant.go)
+			if num, err = s.grantedByID(id, owner); err != ErrNotFound {
+				return num, err
+			}
 		}
 	}
 	return 0, ErrNotFound
@@ -125,7 +143,7 @@ func docFromBody(num uint32, rec *record, body []byte) (*Doc, error) {
 // share of the store. Either way the bodies are read in number order.
 func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
-		principal := Principal(ctx)
+		principal := s.readerOf(ctx)
 		err := s.read(func(v *view, bs *bodies) error {
 			emit := func(num uint32, rec *record) error {
 				return yieldDoc(yield, bs, principal, num, rec)
@@ -143,9 +161,9 @@ func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool
 
 // yieldDoc reads document num and yields it when principal may see it;
 // errStopScan when the consumer stops.
-func yieldDoc(yield func(*Doc, error) bool, bs *bodies, principal string, num uint32, rec *record) error {
-	if !visible(principal, rec.owner) {
-		return nil
+func yieldDoc(yield func(*Doc, error) bool, bs *bodies, principal reader, num uint32, rec *record) error {
+	if ok, err := sees(bs.v.get, principal, num, rec.owner); err != nil || !ok {
+		return err
 	}
 	body, err := bs.body(num, rec)
 	if err != nil {

@@ -13,11 +13,11 @@ import (
 // the bodies of one page only. Body and View are nil.
 func (s *Store) FetchHeaders(ctx context.Context, nums *roaring.Bitmap) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
-		principal := Principal(ctx)
+		principal := s.readerOf(ctx)
 		err := s.readView(func(v *view) error {
 			return s.fetchPoints(ctx, v, nums, func(num uint32, rec *record) error {
-				if !visible(principal, rec.owner) {
-					return nil
+				if ok, err := sees(v.get, principal, num, rec.owner); err != nil || !ok {
+					return err
 				}
 				sig, err := rec.decodeSignals()
 				if err != nil {

@@ -19,6 +19,7 @@ import (
 //	'K'     'K' kind 0x00 num[4]                          empty: documents by kind
 //	'C'     'C' seq[8]                                    receipt, RFC 8785 JSON
 //	'S'     'S' family ...                                message kinds' keys (message_keys.go)
+//	'G'     'G' family ...                                grants of documents to other tenants (grant.go)
 //	'X'     reserved for index postings (package index)
 //
 // Numbers are big-endian so that keys sort in numeric order. Kinds and

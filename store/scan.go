@@ -20,7 +20,7 @@ var errStopScan = errors.New("store: scan stopped")
 // (nil, err) pair.
 func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
-		principal := Principal(ctx)
+		principal := s.readerOf(ctx) // with its grants (grant.go)
 		err := s.read(func(v *view, bs *bodies) error {
 			return s.scanRecords(ctx, v, kind, func(num uint32, rec *record) error {
 				return yieldDoc(yield, bs, principal, num, rec)
@@ -36,7 +36,7 @@ func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error
 // document of another kind costs its record, never its body.
 func (s *Store) ScanKinds(ctx context.Context, kinds []canon.Kind) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
-		principal := Principal(ctx)
+		principal := s.readerOf(ctx) // with its grants (grant.go)
 		err := s.read(func(v *view, bs *bodies) error {
 			return s.scanRecords(ctx, v, "", func(num uint32, rec *record) error {
 				if !slices.Contains(kinds, rec.kind) {

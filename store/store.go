@@ -20,6 +20,8 @@ type Store struct {
 	head    chainHead
 	closed  bool
 	changed chan struct{} // closed and replaced when the head moves (watch.go)
+
+	grants grantCache // each reader's granted documents (grant.go)
 }
 
 // Open opens the store in dir, creating it if it does not exist. opts may
@@ -141,7 +143,9 @@ func Principal(ctx context.Context) string {
 	return Public
 }
 
-// visible reports whether principal may read a document owned by owner.
+// visible reports whether principal may read every document owned by
+// owner; a document of another tenant may still be granted to it (sees,
+// grant.go).
 func visible(principal, owner string) bool { return owner == Public || owner == principal }
 
 // checkOwner refuses owners that would break the key layout.

@@ -91,6 +91,7 @@ func (m *Main) rootCommand() *cobra.Command {
 		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m},
 		&serveCommand{m: m}, &loadtestCommand{m: m}, &benchCommand{m: m},
 		&threadCommand{m: m}, &traceCommand{m: m},
+		&grantCommand{m: m}, &grantCommand{m: m, revoke: true}, &grantsCommand{m: m},
 		&pairlCommand{m: m},
 		&aidpCommand{m: m},
 		&execintentCommand{m: m},
