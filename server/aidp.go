@@ -95,7 +95,7 @@ func (s *Server) storeAIDP(w http.ResponseWriter, r *http.Request, c caller, wan
 	ack, err := s.aidpAck(r, ref, parsed.AIDP)
 	if err != nil {
 		s.cfg.Logger.Error("aidp put", "err", err)
-		s.writeProblem(w, r, internalError())
+		s.writeProblem(w, r, storeFailure(err))
 		return
 	}
 	status := http.StatusOK
@@ -165,7 +165,7 @@ func (s *Server) handleAIDPGetObservations(w http.ResponseWriter, r *http.Reques
 		return
 	case err != nil:
 		s.cfg.Logger.Error("aidp observations", "err", err)
-		s.writeProblem(w, r, internalError())
+		s.writeProblem(w, r, storeFailure(err))
 		return
 	}
 	if !all {
@@ -240,7 +240,7 @@ func (s *Server) handleAIDPInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		s.cfg.Logger.Error("aidp inbox", "err", err)
-		s.writeProblem(w, r, internalError())
+		s.writeProblem(w, r, storeFailure(err))
 		return
 	}
 	items := make([]any, len(page.Docs))

@@ -33,7 +33,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 		s.writeProblem(w, r, notFound("no document "+id.String()+" of "+owner+" to delete"))
 	case err != nil:
 		s.cfg.Logger.Error("delete", "err", err)
-		s.writeProblem(w, r, internalError())
+		s.writeProblem(w, r, storeFailure(err))
 	default:
 		w.WriteHeader(http.StatusNoContent)
 	}

@@ -48,7 +48,7 @@ func (s *Server) exportFailed(w http.ResponseWriter, r *http.Request, err error)
 		return
 	}
 	s.cfg.Logger.Error("export", "err", err)
-	s.writeProblem(w, r, internalError())
+	s.writeProblem(w, r, storeFailure(err))
 }
 
 // exportLimits bound the export documents POST /storage/import decodes:

@@ -45,7 +45,7 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, doc *store.Doc
 		return
 	case err != nil:
 		s.cfg.Logger.Error("get", "err", err)
-		s.writeProblem(w, r, internalError())
+		s.writeProblem(w, r, storeFailure(err))
 		return
 	}
 	q := r.URL.Query()

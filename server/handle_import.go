@@ -108,7 +108,7 @@ func (s *Server) importFailed(w http.ResponseWriter, r *http.Request, err error)
 		s.writeProblem(w, r, conflict(ce.Error()+"; documents before it were imported, none after"))
 	default:
 		s.cfg.Logger.Error("import", "err", err)
-		s.writeProblem(w, r, internalError())
+		s.writeProblem(w, r, storeFailure(err))
 	}
 }
 

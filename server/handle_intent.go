@@ -172,7 +172,7 @@ func intentProblem(err error) (p problem, known bool) {
 	case errors.Is(err, context.DeadlineExceeded):
 		return unavailable("query_timeout", "the resolution took longer than the server allows; narrow the constraints"), false
 	}
-	return internalError(), false
+	return storeFailure(err), false
 }
 
 // errorDetail is the problem detail of an intent error: every problem,

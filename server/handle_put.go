@@ -127,7 +127,7 @@ func putProblem(err error, batch bool) problem {
 	case invalidMessage(err):
 		return badRequest("invalid_document", where+err.Error()+"; nothing was stored")
 	}
-	return internalError()
+	return storeFailure(err)
 }
 
 // invalidMessage reports whether err is a message kind's refusal of its

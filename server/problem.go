@@ -1,12 +1,14 @@
 package server
 
 import (
+	"errors"
 	"maps"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/store"
 )
 
 // problemTypePrefix starts every problem type URI; the code follows.
@@ -55,6 +57,23 @@ func tooLarge(limit int64) problem {
 func internalError() problem {
 	return problem{status: http.StatusInternalServerError, code: "internal", title: "Internal error",
 		detail: "the server failed; its log has the cause"}
+}
+
+// storeFailure is the problem for an error the store met that is not the
+// request's fault: a disk fault is 503 (the store refuses writes until
+// the operator has mended the disk and restarted the server), damaged data
+// 500 store_corrupt, anything else 500 internal. None names a file: the
+// log has the cause.
+func storeFailure(err error) problem {
+	switch {
+	case errors.Is(err, store.ErrDiskFault):
+		return unavailable("disk_fault", "the store met a disk fault (a failed write, fsync or a full disk) and refuses "+
+			"writes until the operator has mended the disk and restarted the server; reads may still work")
+	case errors.Is(err, store.ErrCorrupt):
+		return problem{status: http.StatusInternalServerError, code: "store_corrupt", title: "Store damaged",
+			detail: "the store read damaged data; the operator should run `aqlstore verify`, which names it"}
+	}
+	return internalError()
 }
 
 func unavailable(code, detail string) problem {
