@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -36,7 +37,8 @@ type Main struct {
 	asJSON bool   // --json
 	cache  string // --cache, a size
 
-	ix *index.Index // the open store's index, set by open
+	ix       *index.Index // the open store's index, set by open
+	storeLog *slog.Logger // where the store reports background errors; nil: text on Stderr
 }
 
 // NewMain returns a Main on the process's standard streams.
@@ -113,7 +115,12 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 
 // open opens the store named by --dir, with its index.
 func (m *Main) open() (*store.Store, error) {
-	var opts store.Options
+	// Pebble's background errors (a failed flush or compaction) reach no
+	// caller; without a logger they would be lost.
+	opts := store.Options{Logger: m.storeLog}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(m.Stderr, nil))
+	}
 	if m.cache != "" {
 		n, err := parseSize(m.cache)
 		if err != nil {

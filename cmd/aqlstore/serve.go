@@ -86,6 +86,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.m.storeLog = cfg.Logger // the server's JSON log, so a store error reads like the rest
 	s, err := c.m.open()
 	if err != nil {
 		return err
