@@ -214,8 +214,9 @@ func FuzzInboxCursor(f *testing.F) {
 // (a damaged disk, item 2 of the reliability issue): a document record, a
 // blob, a posting operand, a key list, a blob's reference count and the
 // chain head. Each decoder refuses what it cannot read with ErrCorrupt
-// (or ok false), never a panic; and what it accepts encodes again to a
-// value that decodes to the same thing.
+// (or ok false), never a panic; what it accepts encodes again to a value
+// that decodes to the same thing, and a record with a byte after it is
+// refused.
 func FuzzStoredValues(f *testing.F) {
 	rec := record{id: canon.Sum([]byte(`{}`)), blob: 3, kind: canon.KindOffer, owner: "did:web:a.example",
 		naturalKey: "o-1", signals: []byte(`{"score":1}`), seq: 9}
@@ -224,7 +225,9 @@ func FuzzStoredValues(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, v := range [][]byte{rec.append(nil, 7), encodeBlob(nil, []byte(`{"a":1}`), "zstd"), encodeBlob(nil, []byte(`[]`), ""),
+	notObject := rec
+	notObject.signals = []byte(`[1]`) // signals a damaged disk turned into an array
+	for _, v := range [][]byte{rec.append(nil, 7), notObject.append(nil, 7), encodeBlob(nil, []byte(`{"a":1}`), "zstd"), encodeBlob(nil, []byte(`[]`), ""),
 		op, encodeKeyList([][]byte{[]byte("k1"), nil, []byte("k3")}), appendRefs(nil, 4, 2),
 		chainHead{seq: 5, hash: canon.Sum(nil)}.append(nil), {}, {0xff}} {
 		f.Add(v, uint32(7))
@@ -234,6 +237,10 @@ func FuzzStoredValues(f *testing.F) {
 			checkCorrupt(t, "record", err)
 		} else if again, err := decodeRecord(num, r.append(nil, num)); err != nil || !reflect.DeepEqual(again, r) {
 			t.Fatalf("record %+v encodes to one that decodes as %+v, %v", r, again, err)
+		} else if _, err := decodeRecord(num, append(bytes.Clone(v), 0)); err == nil {
+			t.Fatalf("record %q with a byte after it decodes", v)
+		} else if _, err := r.decodeSignals(); err != nil {
+			checkCorrupt(t, "record signals", err)
 		}
 		if body, err := decodeBlob(nil, v); err != nil {
 			checkCorrupt(t, "blob", err)

@@ -113,8 +113,11 @@ func decodeRecord(num uint32, v []byte) (record, error) {
 	}
 	r.kind, r.owner, r.naturalKey, r.signals = canon.Kind(fields[0]), fields[1], fields[2], []byte(fields[3])
 	seq, k := binary.Uvarint(v)
-	if k <= 0 {
+	switch {
+	case k <= 0:
 		return bad("truncated seq")
+	case k != len(v):
+		return bad(fmt.Sprintf("%d bytes after the seq", len(v)-k))
 	}
 	r.seq = seq
 	return r, nil
@@ -130,7 +133,11 @@ func (r *record) decodeSignals() (*canon.Signals, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: signals: %v", ErrCorrupt, err)
 	}
-	s, err := canon.ParseSignals(v.(map[string]any))
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: signals are not an object", ErrCorrupt)
+	}
+	s, err := canon.ParseSignals(m)
 	if err != nil {
 		return nil, fmt.Errorf("%w: signals: %v", ErrCorrupt, err)
 	}
