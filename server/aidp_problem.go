@@ -73,7 +73,8 @@ func aidpFailureOf(err error, envelopeID string) (f aidpFailure, ok bool) {
 	case errors.As(err, &one):
 		f.errs = []*aidp.Error{one}
 	case errors.Is(err, store.ErrInvalid), errors.Is(err, canon.ErrSyntax), errors.Is(err, canon.ErrInvalidDocument),
-		errors.Is(err, canon.ErrLimit), errors.Is(err, canon.ErrDuplicateName):
+		errors.Is(err, canon.ErrLimit), errors.Is(err, canon.ErrDuplicateName), errors.Is(err, canon.ErrInvalidUTF8),
+		errors.Is(err, canon.ErrNotCanonicalizable):
 		f.errs = []*aidp.Error{{Code: aidp.CodeMalformedMessage, Message: err.Error()}}
 	default:
 		return f, false

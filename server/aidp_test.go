@@ -301,6 +301,8 @@ func TestAIDPRefusals(t *testing.T) {
 		{"CBOR", pathAIDPIntents, "application/aidp+cbor; msg=IE", ie, nil, 415, aidp.CodeUnsupportedMediaType, ""},
 		{"latin-1", pathAIDPIntents, "application/json; charset=iso-8859-1", ie, nil, 415, aidp.CodeUnsupportedMediaType, ""},
 		{"not JSON", pathAIDPIntents, mediaIE, []byte(`{"aidp_version": `), nil, 400, aidp.CodeMalformedMessage, ""},
+		{"not UTF-8", pathAIDPIntents, mediaIE, bytes.Replace(ie, []byte(`"IE"`), []byte("\"I\xff\""), 1),
+			nil, 400, aidp.CodeMalformedMessage, ""},
 		{"duplicate member", pathAIDPIntents, mediaIE, bytes.Replace(ie, []byte(`"msg_type": "IE",`), []byte(`"msg_type": "IE", "msg_type": "IE",`), 1),
 			nil, 400, aidp.CodeMalformedMessage, "/msg_type"},
 		{"missing actor_ref", pathAIDPIntents, mediaIE, bytes.Replace(ie, []byte(`"actor_ref"`), []byte(`"actor"`), 1),
