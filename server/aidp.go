@@ -213,8 +213,10 @@ func observationMeta(o *store.Observation) map[string]any {
 // handleAIDPInbox answers GET /v1/aidp/inbox?cursor=&limit= (§22.8): the
 // observations and problem details the caller may read, in arrival
 // order, limit (1–100, default 50) at a time, in a signed
-// {items, next_cursor} page. next_cursor is opaque and absent on the
-// last page; nothing tells how many there are. The store's cursor names a
+// {items, next_cursor, resume_cursor} page. next_cursor is opaque and
+// absent on the last page; nothing tells how many there are. resume_cursor
+// (queue semantics) is where to poll later for what arrives after the
+// page: after its last item, or the cursor given when it is empty. The store's cursor names a
 // document number, which counts every tenant's documents, so the reader
 // gets it sealed (sign.Sealer).
 func (s *Server) handleAIDPInbox(w http.ResponseWriter, r *http.Request) {
@@ -254,6 +256,9 @@ func (s *Server) handleAIDPInbox(w http.ResponseWriter, r *http.Request) {
 	out := map[string]any{"items": items, "resolver_did": s.cfg.Signer.DID()}
 	if page.NextCursor != "" {
 		out["next_cursor"] = s.cfg.Signer.Sealer(inboxCursorPurpose).Seal([]byte(page.NextCursor))
+	}
+	if page.Resume != "" {
+		out["resume_cursor"] = s.cfg.Signer.Sealer(inboxCursorPurpose).Seal([]byte(page.Resume))
 	}
 	s.writeSigned(w, http.StatusOK, contentJSON, out)
 }

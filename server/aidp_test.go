@@ -359,7 +359,7 @@ func TestAIDPInboxPages(t *testing.T) {
 		}
 	}
 	var seen []string
-	cursor, pages := "", 0
+	cursor, resume, pages := "", "", 0
 	for {
 		s, _, b := ts.send("GET", pathAIDPInbox+"?limit=2&cursor="+url.QueryEscape(cursor), tokenA, nil)
 		if s != 200 {
@@ -367,6 +367,7 @@ func TestAIDPInboxPages(t *testing.T) {
 		}
 		ts.verified(b)
 		page := decode(t, b)
+		resume, _ = page["resume_cursor"].(string)
 		for _, it := range page["items"].([]any) {
 			seen = append(seen, it.(map[string]any)["payload"].(map[string]any)["execution_id"].(string))
 		}
@@ -384,6 +385,16 @@ func TestAIDPInboxPages(t *testing.T) {
 	}
 	if pages != 3 || strings.Join(seen, ",") != "e1,e2,e3,e4,e5" {
 		t.Fatalf("pages %d: %v", pages, seen)
+	}
+	// The last page's resume_cursor polls for what arrives later.
+	if s, _, b := ts.post(pathAIDPObservations, mediaOB, tokenA, obMessage("env-p", "e6", "02")); s != 201 {
+		t.Fatalf("OB: %d %s", s, b)
+	}
+	s, _, b := ts.send("GET", pathAIDPInbox+"?cursor="+url.QueryEscape(resume), tokenA, nil)
+	items, _ := decode(t, b)["items"].([]any)
+	if s != 200 || resume == "" || len(items) != 1 ||
+		items[0].(map[string]any)["payload"].(map[string]any)["execution_id"] != "e6" {
+		t.Fatalf("polling with the last page's resume_cursor %q: %d %s", resume, s, b)
 	}
 	for _, q := range []string{"limit=0", "limit=101", "limit=ten", "limit=-1"} {
 		s, _, b := ts.send("GET", pathAIDPInbox+"?"+q, tokenA, nil)

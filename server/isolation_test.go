@@ -392,7 +392,7 @@ func isoStrip(v any) any {
 			switch {
 			case isoStripped[k]:
 				delete(x, k)
-			case k == "next_cursor":
+			case k == "next_cursor" || k == "resume_cursor":
 				x[k] = "(a cursor)"
 			default:
 				x[k] = isoStrip(e)

@@ -107,6 +107,11 @@ func (s *Store) observation(num uint32) (*Observation, error) {
 type InboxPage struct {
 	Docs       []*Doc
 	NextCursor string // "" on the last page
+	// Resume is where to poll later for what arrives after this page: a
+	// cursor after its last document, or the cursor given when the page is
+	// empty ("" for the start). An inbox has queue semantics (AIDP §22.8),
+	// so a reader that has read the last page keeps Resume, not nothing.
+	Resume string
 }
 
 // InboxKinds are the kinds Inbox lists by default: what an agent receives
@@ -142,10 +147,13 @@ func (s *Store) Inbox(ctx context.Context, cursor string, limit int, kinds []can
 		nums = append(nums, got...)
 	}
 	sort.Slice(nums, func(i, j int) bool { return nums[i] < nums[j] })
-	page := &InboxPage{}
+	page := &InboxPage{Resume: cursor}
 	if len(nums) > limit {
 		nums = nums[:limit]
 		page.NextCursor = encodeInboxCursor(nums[limit-1])
+	}
+	if len(nums) > 0 {
+		page.Resume = encodeInboxCursor(nums[len(nums)-1])
 	}
 	for _, n := range nums {
 		doc, err := s.docByNum(n)

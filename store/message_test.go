@@ -275,9 +275,10 @@ func TestInbox(t *testing.T) {
 		}
 	}
 	var got []string
-	cursor := ""
+	cursor, resume := "", ""
 	for pages := 0; ; pages++ {
 		page, err := s.Inbox(alice, cursor, 2, nil)
+		resume = page.Resume
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,6 +297,24 @@ func TestInbox(t *testing.T) {
 	}
 	if len(got) != 3 {
 		t.Fatalf("alice's inbox: %q", got)
+	}
+	// Queue semantics: the last page's Resume polls for what comes next,
+	// and an empty poll keeps it.
+	empty, err := s.Inbox(alice, resume, 2, nil)
+	if err != nil || len(empty.Docs) != 0 || empty.Resume != resume || empty.NextCursor != "" {
+		t.Fatalf("polling after the last page: %+v %v", empty, err)
+	}
+	for _, ctx := range []context.Context{bob, alice} {
+		if _, err := putBody(ctx, s, ie(t, "env-in-late", nil)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := putBody(ctx, s, ob(t, "env-in-late", "x", "executed", "2026-01-13T09:14:09Z")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	late, err := s.Inbox(alice, resume, 2, nil)
+	if err != nil || len(late.Docs) != 1 || late.Docs[0].Owner != "did:key:alice" || late.Resume == resume {
+		t.Fatalf("polling after alice's late observation: %+v %v", late, err)
 	}
 	for _, bad := range []struct {
 		cursor string
