@@ -140,9 +140,9 @@ func TestGrantRefusals(t *testing.T) {
 	}
 }
 
-// TestGrantedDocumentInSubscription: a subscription delivers the put of
-// a document granted to the subscriber when it reads that put's receipt
-// (here, on resuming from before the put); a grant revoked by then is not
+// TestGrantedDocumentInSubscription: a subscription delivers a document
+// granted to the subscriber once, through the grant's receipt (here, on
+// resuming from before the put); a grant revoked by then is not
 // delivered, and neither is anything another tenant did not grant.
 func TestGrantedDocumentInSubscription(t *testing.T) {
 	ts := startServer(t, nil)

@@ -123,7 +123,11 @@ func (s *Server) newSubscription(ctx context.Context, e *sseWriter, in *aql.Inte
 	for _, k := range query.CategoryKinds(in.Category) {
 		kinds[k] = true
 	}
-	return &subscription{s: s, ctx: ctx, e: e, in: in, m: query.NewMatcher(in, time.Time{}), reader: reader, kinds: kinds,
+	grantee := ""
+	if reader != store.Public {
+		grantee = store.GranteeHash(reader)
+	}
+	return &subscription{s: s, ctx: ctx, e: e, in: in, m: query.NewMatcher(in, time.Time{}), reader: reader, grantee: grantee, kinds: kinds,
 		id: "urn:aqlstore:subscription:" + hex.EncodeToString(b[:]), cursor: after,
 		window: newEventWindow(in.MaxEventRatePerMinute), matched: map[uint32]string{}, lastWrite: time.Now()}
 }

@@ -246,3 +246,69 @@ func TestStreamLimit(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestSubscriptionSeesGrantsAndRevokes: a grant to the subscriber of a
+// matching document is a candidate event (op grant), its revoke a deleted
+// event (op revoke); a grant to someone else, or of a document that does
+// not match, is nothing; and a revoke made while the subscriber was away
+// is reported on reconnect (match_unknown).
+func TestSubscriptionSeesGrantsAndRevokes(t *testing.T) {
+	ts := startServer(t, nil)
+	ctx := context.Background()
+	put := func(body string) string {
+		t.Helper()
+		refs, err := ts.client(tokenA).Put(ctx, []byte(body), client.PutOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return refs[0].ID
+	}
+	grant := func(method, id, grantee string) {
+		t.Helper()
+		if s, _, b := ts.send(method, pathDocuments+"/"+id+pathGrantsSuffix+"/"+grantee, tokenA, nil); s != http.StatusNoContent {
+			t.Fatalf("%s grant of %s to %s: %d %s", method, id, grantee, s, b)
+		}
+	}
+	matching, other := put(shoe("granted", 4)), put(`{"offer_id":"socks","category":"socks"}`)
+	s := ts.subscribed(tokenB, shoeSubscription(100), "")
+	grant("PUT", other, tenantB)                // does not match the subscription
+	grant("PUT", matching, "did:web:c.example") // not the subscriber's grant
+	grant("PUT", matching, tenantB)
+	ev := nextEvent(t, s)
+	id, last := ts.candidateEvent(ev)
+	if doc := decode(t, ev.Data); id != "granted" || doc["op"] != "grant" {
+		t.Fatalf("after the grant: %s %s", ev.Name, ev.Data)
+	}
+	grant("DELETE", matching, "did:web:c.example")
+	grant("DELETE", matching, tenantB)
+	ev = nextEvent(t, s)
+	ts.verified(ev.Data)
+	if doc := decode(t, ev.Data); ev.Name != "deleted" || doc["op"] != "revoke" || doc["candidate_id"] != "granted" {
+		t.Fatalf("after the revoke: %s %s", ev.Name, ev.Data)
+	}
+	s.Close()
+
+	// Granted again while the subscriber is away: on resume it hears, in
+	// order, of the revoke it missed and of the new grant.
+	grant("PUT", matching, tenantB)
+	s2 := ts.subscribed(tokenB, shoeSubscription(100), last)
+	ev = nextEvent(t, s2)
+	if doc := decode(t, ev.Data); ev.Name != "deleted" || doc["op"] != "revoke" {
+		t.Fatalf("on resume, first: %s %s", ev.Name, ev.Data)
+	}
+	ev = nextEvent(t, s2)
+	if id, _ := ts.candidateEvent(ev); id != "granted" || decode(t, ev.Data)["op"] != "grant" {
+		t.Fatalf("on resume, second: %s %s", ev.Name, ev.Data)
+	}
+	last = ev.ID
+	s2.Close()
+
+	// Revoked while it is away: the document is no longer visible when
+	// it reconnects, so only the revoke receipt tells it (match_unknown).
+	grant("DELETE", matching, tenantB)
+	s3 := ts.subscribed(tokenB, shoeSubscription(100), last)
+	ev = nextEvent(t, s3)
+	if doc := decode(t, ev.Data); ev.Name != "deleted" || doc["op"] != "revoke" || doc["match_unknown"] != true {
+		t.Fatalf("a revoke while away: %s %s", ev.Name, ev.Data)
+	}
+}

@@ -32,15 +32,16 @@ var errValidityEnded = errors.New("server: the intent's validity window ended")
 // subscriber that is over its rate costs no memory: the backlog stays in
 // the store until the window lets it out.
 type subscription struct {
-	s      *Server
-	ctx    context.Context // reads as the subscriber
-	e      *sseWriter
-	in     *aql.Intent
-	m      *query.Matcher
-	reader string // the principal it reads as
-	kinds  map[canon.Kind]bool
-	id     string
-	cursor uint64
+	s       *Server
+	ctx     context.Context // reads as the subscriber
+	e       *sseWriter
+	in      *aql.Intent
+	m       *query.Matcher
+	reader  string // the principal it reads as
+	grantee string // store.GranteeHash(reader): how grant and revoke receipts name it; "" for public
+	kinds   map[canon.Kind]bool
+	id      string
+	cursor  uint64
 
 	// After a reconnect: the head when it resumed, and the documents put
 	// in the receipts replayed up to it (see missedWhileAway).

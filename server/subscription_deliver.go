@@ -150,14 +150,23 @@ func seqNumber(seq uint64) canon.Number { return canon.Number(strconv.FormatUint
 
 // match turns a receipt into a change when it concerns the subscriber:
 // a put of a visible document of the category's kinds that satisfies the
-// constraints and the projection, or the delete of a document this stream
-// sent.
+// constraints and the projection, or a grant of one to the subscriber;
+// the delete of a document this stream sent, or the revoke of the
+// subscriber's grant of one.
 func (sub *subscription) match(r *store.Receipt) (change, bool, error) {
 	switch r.Op {
 	case "put":
 		return sub.matchPut(r)
 	case "delete":
 		return sub.matchDelete(r)
+	case store.OpGrant:
+		if r.Grantee == sub.grantee {
+			return sub.matchPut(r)
+		}
+	case store.OpRevoke:
+		if r.Grantee == sub.grantee {
+			return sub.matchDelete(r)
+		}
 	}
 	return change{}, false, nil
 }
@@ -167,6 +176,11 @@ func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
 		sub.replayPuts[r.Num] = true
 	}
 	if !sub.kinds[r.Kind] {
+		return change{}, false, nil
+	}
+	if r.Op == "put" && r.Owner != store.Public && r.Owner != sub.reader {
+		// Another tenant's document reaches the subscriber through the
+		// receipt of a grant to it, which always follows the put.
 		return change{}, false, nil
 	}
 	doc, err := sub.s.cfg.Store.Get(sub.ctx, store.Ref{Num: r.Num})
@@ -182,7 +196,7 @@ func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
 	}
 	sub.remember(r.Num, c.CandidateID)
 	id := sub.s.eventID(r.Seq)
-	return change{seq: r.Seq, id: id, name: "candidate", doc: map[string]any{"event_id": id, "op": "put",
+	return change{seq: r.Seq, id: id, name: "candidate", doc: map[string]any{"event_id": id, "op": r.Op,
 		"kind": string(r.Kind), "content_id": r.HashAfter, "candidate": candidateDoc(c)}}, true, nil
 }
 
@@ -194,7 +208,7 @@ func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
 // it holds it, and nothing it holds is silently left stale.
 func (sub *subscription) matchDelete(r *store.Receipt) (change, bool, error) {
 	id := sub.s.eventID(r.Seq)
-	doc := map[string]any{"event_id": id, "op": "delete", "kind": string(r.Kind), "content_id": r.HashBefore}
+	doc := map[string]any{"event_id": id, "op": r.Op, "kind": string(r.Kind), "content_id": r.HashBefore}
 	if id, ok := sub.matched[r.Num]; ok {
 		delete(sub.matched, r.Num)
 		doc["candidate_id"] = id
@@ -206,16 +220,18 @@ func (sub *subscription) matchDelete(r *store.Receipt) (change, bool, error) {
 	return change{seq: r.Seq, id: id, name: "deleted", doc: doc}, true, nil
 }
 
-// missedWhileAway reports whether r deletes a document the resuming
-// client may hold: deleted before it reconnected, put before it left (no
-// put in the replayed receipts), of its kinds and visible to it. Visible
-// means public or its own here: a granted document's grants go with its
+// missedWhileAway reports whether r deletes (or revokes the subscriber's
+// grant of) a document the resuming client may hold: before it
+// reconnected, put or granted before it left (no put or grant in the
+// replayed receipts), of its kinds and visible to it. Visible means
+// public or its own for a delete: a granted document's grants go with its
 // delete (store.Grant), so whether this subscriber was granted it can no
 // longer be told, and reporting it could show another tenant's delete to
-// someone never granted the document; it is not reported.
+// someone never granted the document; it is not reported. A revoke names
+// its grantee, so the subscriber's own is.
 func (sub *subscription) missedWhileAway(r *store.Receipt) bool {
 	return r.Seq <= sub.replayTo && !sub.replayPuts[r.Num] && sub.kinds[r.Kind] &&
-		(r.Owner == store.Public || r.Owner == sub.reader)
+		(r.Owner == store.Public || r.Owner == sub.reader || r.Op == store.OpRevoke)
 }
 
 // candidate judges doc as a query would (query.Matcher: constraints with

@@ -501,17 +501,25 @@ func TestExportImportPreservesEveryRecord(t *testing.T) {
 // in, written out here from its fields (README: receipts), independently
 // of the store's encoder.
 func receiptBytes(r *store.Receipt) []byte {
-	return canonValue(map[string]any{"seq": canon.Number(strconv.FormatUint(r.Seq, 10)), "principal": r.Principal,
+	m := map[string]any{"seq": canon.Number(strconv.FormatUint(r.Seq, 10)), "principal": r.Principal,
 		"op": r.Op, "kind": string(r.Kind), "owner": r.Owner, "num": canon.Number(strconv.FormatUint(uint64(r.Num), 10)),
-		"hash_before": r.HashBefore, "hash_after": r.HashAfter, "prev": r.Prev})
+		"hash_before": r.HashBefore, "hash_after": r.HashAfter, "prev": r.Prev}
+	if r.Grantee != "" {
+		m["grantee"] = r.Grantee
+	}
+	return canonValue(m)
 }
 
 // ownerReceiptBytes is the RFC 8785 form of an owner receipt (README:
 // receipts), written out independently of the store's encoder.
 func ownerReceiptBytes(r *store.OwnerReceipt) []byte {
-	return canonValue(map[string]any{"seq": canon.Number(strconv.FormatUint(r.Seq, 10)), "principal": r.Principal,
+	m := map[string]any{"seq": canon.Number(strconv.FormatUint(r.Seq, 10)), "principal": r.Principal,
 		"op": r.Op, "kind": string(r.Kind), "owner": r.Owner, "doc": canon.Number(strconv.FormatUint(r.Doc, 10)),
-		"hash_before": r.HashBefore, "hash_after": r.HashAfter, "prev": r.Prev})
+		"hash_before": r.HashBefore, "hash_after": r.HashAfter, "prev": r.Prev}
+	if r.Grantee != "" {
+		m["grantee"] = r.Grantee
+	}
+	return canonValue(m)
 }
 
 // ownerChainOf checks that the store's chain links through its bytes and
@@ -534,11 +542,11 @@ func ownerChainOf(t *testing.T, s *store.Store, owner string) [][]byte {
 			return nil
 		}
 		o := store.OwnerReceipt{Seq: uint64(len(chain) + 1), Principal: r.Principal, Op: r.Op, Kind: r.Kind, Owner: r.Owner,
-			HashBefore: r.HashBefore, HashAfter: r.HashAfter, Prev: prev}
+			HashBefore: r.HashBefore, HashAfter: r.HashAfter, Prev: prev, Grantee: r.Grantee}
 		switch r.Op {
 		case "put":
 			o.Doc, docs[r.Num] = o.Seq, o.Seq
-		case "delete":
+		case "delete", store.OpGrant, store.OpRevoke:
 			o.Doc = docs[r.Num]
 		}
 		ob := ownerReceiptBytes(&o)

@@ -101,6 +101,11 @@ func replayExport(e *Export) (map[uint64]string, error) {
 				return nil, badExport("receipt %d deletes document %d (%s), which the receipts never put", r.Seq, r.Doc, r.HashBefore)
 			}
 			delete(live, r.Doc)
+		case OpGrant, OpRevoke:
+			if got, ok := live[r.Doc]; !ok || got != r.HashBefore || r.HashAfter != r.HashBefore || r.Grantee == "" {
+				return nil, badExport("receipt %d: a %s of document %d (%s), which is not live with that content, or names no grantee",
+					r.Seq, r.Op, r.Doc, r.HashBefore)
+			}
 		case OpImport:
 			if r.Doc != 0 {
 				return nil, badExport("receipt %d: an import names no document, doc must be 0", r.Seq)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,5 +194,90 @@ func TestExportCountsNoOtherTenant(t *testing.T) {
 		if d, e := alone.Documents[i], shared.Documents[i]; d.Seq != e.Seq || d.ID != e.ID {
 			t.Errorf("document %d: alone seq %d %s, shared seq %d %s", i, d.Seq, d.ID, e.Seq, e.ID)
 		}
+	}
+}
+
+// TestGrantReceipts: a grant or revoke that changes something appends a
+// receipt to the owner chain naming the document and the grantee; one
+// that changes nothing appends none; the grants a delete drops go with
+// the delete receipt. The export verifies and imports.
+func TestGrantReceipts(t *testing.T) {
+	const a, b = "did:web:a.example", "did:web:b.example"
+	s := openExportStore(t)
+	ctx := WithPrincipal(context.Background(), a)
+	ref := putAs(t, s, a, `{"offer_id":"a-1","price":"1.00"}`)
+	kept := putAs(t, s, a, `{"offer_id":"a-2","price":"2.00"}`)
+	steps := []struct {
+		do   func() error
+		want string // the op appended, "" for none
+	}{
+		{func() error { return s.Grant(ctx, Ref{ID: ref.ID}, b) }, OpGrant},
+		{func() error { return s.Grant(ctx, Ref{ID: ref.ID}, b) }, ""},
+		{func() error { return s.Grant(ctx, Ref{ID: kept.ID}, b) }, OpGrant},
+		{func() error { return s.Revoke(ctx, Ref{ID: kept.ID}, b) }, OpRevoke},
+		{func() error { return s.Revoke(ctx, Ref{ID: kept.ID}, b) }, ""},
+		{func() error { return s.Delete(ctx, ref) }, "delete"},
+	}
+	for i, st := range steps {
+		head := s.Head()
+		if err := st.do(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		var got []*Receipt
+		if err := s.Receipts(ctx, head+1, func(r *Receipt) error { got = append(got, r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case st.want == "" && len(got) != 0:
+			t.Fatalf("step %d changed nothing but appended %+v", i, got[0])
+		case st.want != "" && (len(got) != 1 || got[0].Op != st.want):
+			t.Fatalf("step %d appended %d receipts, want one %s", i, len(got), st.want)
+		case st.want == OpGrant || st.want == OpRevoke:
+			if r := got[0]; r.Grantee != GranteeHash(b) || r.Owner != a || r.HashBefore != r.HashAfter || r.Principal != a {
+				t.Fatalf("step %d: receipt %+v", i, r)
+			}
+		}
+	}
+	e, err := s.Export(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := ""
+	for _, r := range e.Receipts {
+		ops += r.Op + fmt.Sprintf("(%d) ", r.Doc)
+	}
+	if ops != "put(1) put(2) grant(1) grant(2) revoke(2) delete(1) " {
+		t.Fatalf("owner chain: %s", ops)
+	}
+	if err := VerifyExport(e); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := s.Verify(context.Background()); err != nil || !rep.OK() {
+		t.Fatalf("verify: %v %v", err, rep.Problems)
+	}
+	// A grant of a document the chain never put, or with no grantee, is refused.
+	for name, edit := range map[string]func(r *OwnerReceipt){
+		"no grantee":    func(r *OwnerReceipt) { r.Grantee = "" },
+		"dead document": func(r *OwnerReceipt) { r.Doc = 9 },
+		"other content": func(r *OwnerReceipt) { r.HashAfter = strings.Repeat("ab", 32) },
+	} {
+		bad := *e
+		bad.Receipts = append([]ExportedReceipt(nil), e.Receipts...)
+		r := bad.Receipts[2].OwnerReceipt
+		edit(&r)
+		bad.Receipts[2] = ExportedReceipt{OwnerReceipt: r, Bytes: r.appendJSON(nil)}
+		// Relink the rest, as a forger would.
+		for i := 3; i < len(bad.Receipts); i++ {
+			o := bad.Receipts[i].OwnerReceipt
+			o.Prev = hashHex(bad.Receipts[i-1].Bytes)
+			bad.Receipts[i] = ExportedReceipt{OwnerReceipt: o, Bytes: o.appendJSON(nil)}
+		}
+		if err := VerifyExport(&bad); !errors.Is(err, ErrBadExport) || !strings.Contains(err.Error(), "receipt 3") {
+			t.Errorf("%s: VerifyExport = %v, want receipt 3 refused", name, err)
+		}
+	}
+	dst := openExportStore(t)
+	if _, err := dst.Import(WithPrincipal(context.Background(), a), e, a, Migration{}); err != nil {
+		t.Fatalf("import: %v", err)
 	}
 }

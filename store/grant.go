@@ -23,10 +23,13 @@ import (
 // and public documents, never granted ones, so that a revoke never leaves
 // a stored message bound to something its owner cannot read.
 //
-// A grant is not a mutation of a document, so it appends no receipt and
-// sends no subscription event (the receipt chain records puts, deletes
-// and imports); an export carries the owner's documents, not the grants
-// it made.
+// A grant or revoke that changes something appends a receipt (OpGrant,
+// OpRevoke) to the owner's history, naming the document and the grantee
+// (by GranteeHash, so the DID leaves the disk with the grant keys),
+// so the owner chain shows who was let in and when, and a subscription of
+// the grantee learns of it. The grants a delete drops go with its delete
+// receipt. An export carries the owner's documents and receipts, not the
+// grants themselves: grant again after an import.
 //
 // Keys, all under prefixGrant with a second byte naming the family:
 //
@@ -200,10 +203,18 @@ func (s *Store) changeGrant(ctx context.Context, ref Ref, grantee string, grant 
 	m := s.newMutation(ctx)
 	docs, err := ownedDocs(m.b, ref, owner)
 	for i := 0; err == nil && i < len(docs); i++ {
+		d := &docs[i]
+		var changed bool
+		op := OpGrant
 		if grant {
-			err = m.grant(docs[i].num, &docs[i].rec, grantee)
+			changed, err = m.grant(d.num, &d.rec, grantee)
 		} else {
-			err = m.revoke(docs[i].num, &docs[i].rec, grantee)
+			op = OpRevoke
+			changed, err = m.revoke(d.num, &d.rec, grantee)
+		}
+		if changed {
+			m.appendReceipt(Receipt{Principal: m.principal, Op: op, Kind: d.rec.kind, Owner: owner, Num: d.num,
+				HashBefore: d.rec.id.String(), HashAfter: d.rec.id.String(), Grantee: GranteeHash(grantee)})
 		}
 	}
 	if err != nil {
@@ -318,32 +329,32 @@ func granteesOf(r grantReader, num uint32) ([]string, error) {
 }
 
 // grant adds grantee's keys for document num; nothing when it has them.
-func (m *mutation) grant(num uint32, rec *record, grantee string) error {
+func (m *mutation) grant(num uint32, rec *record, grantee string) (changed bool, err error) {
 	key := appendGrantDocKey(nil, num, grantee)
 	if _, found, err := m.b.get(key, nil); err != nil || found {
-		return err
+		return false, err
 	}
 	_ = m.b.set(key, nil)
 	_ = m.b.set(binary.BigEndian.AppendUint32(appendGrantIDPrefix(nil, grantee, rec.id), num), nil)
 	if rec.naturalKey != "" {
 		_ = m.b.set(binary.BigEndian.AppendUint32(appendGrantNaturalPrefix(nil, grantee, rec.kind, rec.naturalKey), num), nil)
 	}
-	return m.updateGranted(grantee, num, true)
+	return true, m.updateGranted(grantee, num, true)
 }
 
 // revoke deletes grantee's keys for document num; nothing when it has
 // none.
-func (m *mutation) revoke(num uint32, rec *record, grantee string) error {
+func (m *mutation) revoke(num uint32, rec *record, grantee string) (changed bool, err error) {
 	key := appendGrantDocKey(nil, num, grantee)
 	if _, found, err := m.b.get(key, nil); err != nil || !found {
-		return err
+		return false, err
 	}
 	_ = m.b.del(key)
 	_ = m.b.del(binary.BigEndian.AppendUint32(appendGrantIDPrefix(nil, grantee, rec.id), num))
 	if rec.naturalKey != "" {
 		_ = m.b.del(binary.BigEndian.AppendUint32(appendGrantNaturalPrefix(nil, grantee, rec.kind, rec.naturalKey), num))
 	}
-	return m.updateGranted(grantee, num, false)
+	return true, m.updateGranted(grantee, num, false)
 }
 
 // dropGrants revokes every grant of document num, which the mutation
@@ -355,7 +366,7 @@ func (m *mutation) dropGrants(num uint32, rec *record) error {
 		return err
 	}
 	for _, g := range grantees {
-		if err := m.revoke(num, rec, g); err != nil {
+		if _, err := m.revoke(num, rec, g); err != nil {
 			return err
 		}
 	}

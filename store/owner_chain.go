@@ -26,17 +26,19 @@ type OwnerReceipt struct {
 	Kind      canon.Kind
 	Owner     string
 	// Doc names the document the receipt is about by the Seq of the put
-	// that stored it: its own Seq for a put, 0 for an import.
+	// that stored it: its own Seq for a put, 0 for an import. A grant or
+	// revoke names a live document and its content id as both hashes.
 	Doc        uint64
 	HashBefore string // content id before the mutation, "" when none
 	HashAfter  string // content id after the mutation, "" when none
 	Prev       string // hex sha256 of the owner's previous receipt, zeros for the first
+	Grantee    string // GranteeHash of the tenant a grant or revoke names, "" for other ops
 }
 
 // appendJSON appends the receipt's RFC 8785 bytes, which are what an
 // export carries and the next receipt's Prev hashes.
 func (r *OwnerReceipt) appendJSON(dst []byte) []byte {
-	m := receiptMembers(r.Seq, r.Principal, r.Op, r.Kind, r.Owner, r.HashBefore, r.HashAfter, r.Prev)
+	m := receiptMembers(r.Seq, r.Principal, r.Op, r.Kind, r.Owner, r.HashBefore, r.HashAfter, r.Prev, r.Grantee)
 	m["doc"] = canon.Number(strconv.FormatUint(r.Doc, 10))
 	return canon.AppendValue(dst, m)
 }
@@ -49,7 +51,7 @@ func parseOwnerReceipt(b []byte) (*OwnerReceipt, error) {
 	}
 	r := &OwnerReceipt{Seq: o.num("seq"), Doc: o.num("doc")}
 	r.Principal, r.Op, r.Kind, r.Owner = o.str("principal"), o.str("op"), canon.Kind(o.str("kind")), o.str("owner")
-	r.HashBefore, r.HashAfter, r.Prev = o.str("hash_before"), o.str("hash_after"), o.str("prev")
+	r.HashBefore, r.HashAfter, r.Prev, r.Grantee = o.str("hash_before"), o.str("hash_after"), o.str("prev"), o.str("grantee")
 	return r, nil
 }
 
@@ -73,7 +75,7 @@ func (c *ownerChain) add(r *Receipt) error {
 		return nil
 	}
 	o := OwnerReceipt{Seq: uint64(len(c.receipts)) + 1, Principal: r.Principal, Op: r.Op, Kind: r.Kind,
-		Owner: r.Owner, HashBefore: r.HashBefore, HashAfter: r.HashAfter, Prev: zeroHash}
+		Owner: r.Owner, HashBefore: r.HashBefore, HashAfter: r.HashAfter, Prev: zeroHash, Grantee: r.Grantee}
 	if len(c.receipts) > 0 {
 		o.Prev = fmt.Sprintf("%x", c.prev)
 	}
@@ -89,6 +91,12 @@ func (c *ownerChain) add(r *Receipt) error {
 		}
 		o.Doc = doc
 		delete(c.docs, r.Num)
+	case OpGrant, OpRevoke:
+		doc, ok := c.docs[r.Num]
+		if !ok {
+			return fmt.Errorf("%w: receipt %d %ss document %d, which no receipt of %s put", ErrCorrupt, r.Seq, r.Op, r.Num, c.owner)
+		}
+		o.Doc = doc
 	}
 	b := o.appendJSON(nil)
 	c.receipts = append(c.receipts, ExportedReceipt{OwnerReceipt: o, Bytes: b})

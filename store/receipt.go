@@ -22,21 +22,43 @@ type Receipt struct {
 	HashBefore string // content id before the mutation, "" when none
 	HashAfter  string // content id after the mutation, "" when none
 	Prev       string // hex sha256 of the previous receipt, zeros for the first
+	Grantee    string // GranteeHash of the tenant a grant or revoke names, "" for other ops
 }
+
+// The ops of a grant and a revoke receipt (grant.go): Num names the
+// document, HashBefore and HashAfter its content id (a grant changes who
+// reads it, not its content), Grantee the tenant as GranteeHash.
+const (
+	OpGrant  = "grant"
+	OpRevoke = "revoke"
+)
+
+// GranteeHash is how a receipt names a grantee: the lowercase hex sha256
+// of its DID. A receipt outlives the document it is about, and keeps its
+// content id rather than its bytes; so it keeps a hash of the grantee
+// rather than the DID, which deleting the document takes off the disk
+// with the grant keys. Whoever knows the DID can match it.
+func GranteeHash(did string) string { return hashHex([]byte(did)) }
 
 // appendJSON appends the receipt's RFC 8785 bytes, which are what is stored
 // and hashed.
 func (r *Receipt) appendJSON(dst []byte) []byte {
-	m := receiptMembers(r.Seq, r.Principal, r.Op, r.Kind, r.Owner, r.HashBefore, r.HashAfter, r.Prev)
+	m := receiptMembers(r.Seq, r.Principal, r.Op, r.Kind, r.Owner, r.HashBefore, r.HashAfter, r.Prev, r.Grantee)
 	m["num"] = canon.Number(strconv.FormatUint(uint64(r.Num), 10))
 	return canon.AppendValue(dst, m)
 }
 
 // receiptMembers are the members a store receipt and an owner receipt
-// share; each adds the one that names its document (num or doc).
-func receiptMembers(seq uint64, principal, op string, kind canon.Kind, owner, before, after, prev string) map[string]any {
-	return map[string]any{"seq": canon.Number(strconv.FormatUint(seq, 10)), "principal": principal, "op": op,
+// share; each adds the one that names its document (num or doc). grantee
+// is a member only in grant and revoke receipts, so the others keep the
+// bytes they always had.
+func receiptMembers(seq uint64, principal, op string, kind canon.Kind, owner, before, after, prev, grantee string) map[string]any {
+	m := map[string]any{"seq": canon.Number(strconv.FormatUint(seq, 10)), "principal": principal, "op": op,
 		"kind": string(kind), "owner": owner, "hash_before": before, "hash_after": after, "prev": prev}
+	if grantee != "" {
+		m["grantee"] = grantee
+	}
+	return m
 }
 
 // receiptObject is a decoded receipt. Members of the wrong type read as
@@ -72,7 +94,7 @@ func parseReceipt(b []byte) (*Receipt, error) {
 	}
 	return &Receipt{Seq: o.num("seq"), Principal: o.str("principal"), Op: o.str("op"), Kind: canon.Kind(o.str("kind")),
 		Owner: o.str("owner"), Num: uint32(o.num("num")), HashBefore: o.str("hash_before"),
-		HashAfter: o.str("hash_after"), Prev: o.str("prev")}, nil
+		HashAfter: o.str("hash_after"), Prev: o.str("prev"), Grantee: o.str("grantee")}, nil
 }
 
 // chainHead is the last receipt: its seq and the sha256 of its bytes.
