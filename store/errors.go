@@ -20,6 +20,14 @@ var (
 	// ErrInvalid means an argument is malformed (an owner with a NUL byte, a
 	// batch too large); the message says which.
 	ErrInvalid = errors.New("store: invalid argument")
+	// ErrBusy means writers kept moving the receipt chain while Export
+	// read it; retrying later succeeds.
+	ErrBusy = errors.New("store: busy")
+	// ErrBadExport means an export does not verify: a receipt is out of
+	// order, not canonical or not linked to its predecessor, a document
+	// does not hash to its id, or the documents are not what the receipts
+	// say is live. The message names the receipt or document.
+	ErrBadExport = errors.New("store: export does not verify")
 )
 
 // ConflictError names the natural key and both documents that claim it.
