@@ -9,23 +9,23 @@ import "encoding/binary"
 // too: one cursor reads them sequentially (a merge join of the 'D' and 'B'
 // key spaces on the number), and only a blob numbered below the last one
 // read, shared content stored first by an earlier document, costs a point
-// read. Not safe for concurrent use.
+// read. The cursor is opened by the first read that uses it: a walk that
+// reads no body, or reads by points only, never pays for positioning it.
+// Not safe for concurrent use.
 type bodies struct {
-	v    *view
-	cur  *cursor
-	last uint32 // the highest blob number read through cur
+	v      *view
+	cur    *cursor // nil until the first forward read
+	last   uint32  // the highest blob number read through cur
+	points bool    // every blob by a point read: a handful of scattered reads (readFew)
 }
 
-func newBodies(v *view) (*bodies, error) {
-	start := []byte{prefixBlob}
-	cur, err := v.cursor(start, prefixEnd(start))
-	if err != nil {
-		return nil, err
+func newBodies(v *view) (*bodies, error) { return &bodies{v: v}, nil }
+
+func (b *bodies) close() {
+	if b.cur != nil {
+		_ = b.cur.close()
 	}
-	return &bodies{v: v, cur: cur}, nil
 }
-
-func (b *bodies) close() { _ = b.cur.close() }
 
 // body returns the canonical bytes of document num, whose record is rec.
 func (b *bodies) body(num uint32, rec *record) ([]byte, error) {
@@ -36,8 +36,16 @@ func (b *bodies) body(num uint32, rec *record) ([]byte, error) {
 // read that leaves the cursor where it stands.
 func (b *bodies) get(key, dst []byte) ([]byte, bool, error) {
 	blob := binary.BigEndian.Uint32(key[1:])
-	if blob < b.last {
+	if b.points || blob < b.last {
 		return b.v.get(key, dst)
+	}
+	if b.cur == nil {
+		start := []byte{prefixBlob}
+		cur, err := b.v.cursor(start, prefixEnd(start))
+		if err != nil {
+			return dst, false, err
+		}
+		b.cur = cur
 	}
 	b.last = blob
 	return b.cur.seek(key, dst)

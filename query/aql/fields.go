@@ -33,6 +33,16 @@ func (s *shape) has(name string) bool {
 	return false
 }
 
+// hasStray reports whether m has a member s does not allow.
+func (s *shape) hasStray(m map[string]any) bool {
+	for k := range m {
+		if !s.has(k) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *shape) names() string {
 	names := make([]string, len(s.fields))
 	for i, f := range s.fields {
@@ -61,8 +71,13 @@ func (c *checker) members(m map[string]any, ptr string, s *shape) {
 	c.unknown(m, ptr, s)
 }
 
-// unknown reports the members of m that s does not allow.
+// unknown reports the members of m that s does not allow. Sorting the
+// names is for the order of the reports: an object without a stray member,
+// as nearly every intent is, is not sorted.
 func (c *checker) unknown(m map[string]any, ptr string, s *shape) {
+	if !s.hasStray(m) {
+		return
+	}
 	for _, k := range canon.SortedKeys(m) {
 		if !s.has(k) {
 			c.schemaf(child(ptr, k), CodeExtraField, "%s has no member %s (it may have %s); remove it or fix its spelling",

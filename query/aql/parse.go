@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -129,8 +130,13 @@ func (c *checker) extend(check func()) {
 	c.extension = prev
 }
 
-// child returns the pointer of member name of the node at ptr.
+// child returns the pointer of member name of the node at ptr. Every
+// member the checker visits gets one, so a name without ~ or / (nearly
+// all) is joined in one allocation.
 func child(ptr, name string) string {
+	if !strings.ContainsAny(name, "~/") {
+		return ptr + "/" + name
+	}
 	return string(canon.EscapeSegment(append([]byte(ptr), '/'), name))
 }
 
