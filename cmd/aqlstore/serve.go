@@ -97,6 +97,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return err
 	}
 	defer stop()
+	setServeHeapFloor() // fewer collections of a small heap (heapfloor.go)
 	if cfg.Signer, err = loadSigner(c.m.dir); err != nil {
 		return err
 	}
