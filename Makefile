@@ -6,7 +6,7 @@ FUZZTIME ?= 10s
 FUZZMINTIME ?= 5s
 PKGS    := ./...
 
-.PHONY: all build test test-long crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-1m lint staticcheck demo serve loadtest clean
+.PHONY: all build test test-long crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-point bench-1m lint staticcheck demo serve loadtest clean
 
 all: build
 
@@ -81,6 +81,13 @@ bench-full: build
 ## bench-micro: the Go micro-benchmarks of every package.
 bench-micro:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./canon/... ./store/... ./index/... ./query/... ./bench/...
+
+## bench-point: server CPU per point query through the real handler, and point
+## reads against cursors; AQLSTORE_BENCH_DIR=<a copy of a corpus>
+## AQLSTORE_BENCH_DOCS=<its size> for a large one.
+bench-point:
+	$(GO) test -run '^$$' -bench 'PointQuery' -benchtime 20000x ./server/
+	$(GO) test -run '^$$' -bench 'FetchFew' -benchtime 5000x ./store/
 
 ## bench-1m: the planner against the full scan on 1,000,000 generated manifests
 ## (the corpus is built once into $(BENCH_DIR), about 1.5 GB, and reused), the
