@@ -88,7 +88,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	for _, c := range []interface{ command() *cobra.Command }{
 		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &lsCommand{m: m},
-		&statsCommand{m: m}, &verifyCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
+		&statsCommand{m: m}, &verifyCommand{m: m}, &compactCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
 		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
 		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m},
 		&serveCommand{m: m}, &loadtestCommand{m: m}, &benchCommand{m: m},
