@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"errors"
-	"os"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -32,16 +31,8 @@ var grantedSeen atomic.Int64
 // that of two readers blind to grants.
 func TestPlannerEqualsFullScanWithGrants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		dir, err := tempDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		opts := &store.Options{NoSync: true, MemTableSize: 1 << 20, CacheSize: 1 << 20}
-		s, ix, err := index.Open(dir, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d, s, ix := openDiffStore(t)
+		defer d.remove()
 		owners := append([]string{store.Public}, grantTenants...)
 		ctx := context.Background()
 		type doc struct {
@@ -89,10 +80,7 @@ func TestPlannerEqualsFullScanWithGrants(t *testing.T) {
 			}
 		}
 		if rapid.Bool().Draw(t, "reopen") {
-			s.Close()
-			if s, ix, err = index.Open(dir, opts); err != nil {
-				t.Fatal(err)
-			}
+			s, ix = d.reopen(t, s)
 		}
 		defer s.Close()
 		reader := rapid.SampledFrom(append(owners, grantTenants[2], grantTenants[2])).Draw(t, "reader")

@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -198,16 +197,8 @@ func rejectionJSON(r Rejection) string {
 // operator set, with deletes and a reopen in between (metamorphic).
 func TestPlannerEqualsFullScan(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		dir, err := tempDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		opts := &store.Options{NoSync: true, MemTableSize: 1 << 20, CacheSize: 1 << 20}
-		s, ix, err := index.Open(dir, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d, s, ix := openDiffStore(t)
+		defer d.remove()
 		ctx := context.Background()
 		var refs []store.Ref
 		n := rapid.IntRange(1, 40).Draw(t, "docs")
@@ -236,10 +227,7 @@ func TestPlannerEqualsFullScan(t *testing.T) {
 			}
 		}
 		if rapid.Bool().Draw(t, "reopen") {
-			s.Close()
-			if s, ix, err = index.Open(dir, opts); err != nil {
-				t.Fatal(err)
-			}
+			s, ix = d.reopen(t, s)
 		}
 		defer s.Close()
 		for q := 0; q < 5; q++ {

@@ -31,11 +31,7 @@ func (c *grantCommand) command() *cobra.Command {
 }
 
 func (c *grantCommand) run(ctx context.Context, idText, grantee string) error {
-	id, err := ownerArgs(c.m, idText)
-	if err != nil {
-		return err
-	}
-	s, err := c.m.open()
+	s, id, err := openOwned(c.m, idText)
 	if err != nil {
 		return err
 	}
@@ -72,11 +68,7 @@ func (c *grantsCommand) command() *cobra.Command {
 }
 
 func (c *grantsCommand) run(ctx context.Context, idText string) error {
-	id, err := ownerArgs(c.m, idText)
-	if err != nil {
-		return err
-	}
-	s, err := c.m.open()
+	s, id, err := openOwned(c.m, idText)
 	if err != nil {
 		return err
 	}
@@ -98,6 +90,16 @@ func (c *grantsCommand) run(ctx context.Context, idText string) error {
 
 // ownerArgs checks what every grant command needs before the store is
 // opened: an owner (--as) and a content id.
+// openOwned checks the arguments (ownerArgs) and opens the store.
+func openOwned(m *Main, idText string) (*store.Store, canon.ContentID, error) {
+	id, err := ownerArgs(m, idText)
+	if err != nil {
+		return nil, id, err
+	}
+	s, err := m.open()
+	return s, id, err
+}
+
 func ownerArgs(m *Main, idText string) (canon.ContentID, error) {
 	if m.asDID == "" {
 		return canon.ContentID{}, usageError{errors.New("give --as DID: grants are made by a document's owner, a tenant " +
