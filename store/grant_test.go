@@ -628,6 +628,11 @@ func TestGrantMatchesModel(t *testing.T) {
 			}
 			m.check(rt, s, readers)
 		}
+		if rep, err := s.Verify(context.Background()); err != nil {
+			rt.Fatal(err)
+		} else if !rep.OK() {
+			rt.Fatalf("verify: %v", rep.Problems)
+		}
 	})
 }
 
@@ -796,4 +801,56 @@ func naturalKeyOf(t *rapid.T, body string) string {
 		t.Fatal(err)
 	}
 	return p.NaturalKey
+}
+
+// TestVerifyFindsGrantDamage: Verify names grant keys that disagree with
+// each other or with the documents, each kind of damage once.
+func TestVerifyFindsGrantDamage(t *testing.T) {
+	const a, b, c = "did:web:a.example", "did:web:b.example", "did:web:c.example"
+	cases := map[string]struct {
+		damage func(wb *batch, ref Ref, rec record)
+		want   string
+	}{
+		"grant key dropped": {func(wb *batch, ref Ref, _ record) { wb.del(appendGrantDocKey(nil, ref.Num, b)) },
+			"grant bitmap of " + b + " holds document"},
+		"bitmap emptied": {func(wb *batch, ref Ref, _ record) { wb.del(appendGrantBitmapKey(nil, b)) },
+			"the grantee's bitmap lacks it"},
+		"lookup key dropped": {func(wb *batch, ref Ref, rec record) {
+			wb.del(binary.BigEndian.AppendUint32(appendGrantIDPrefix(nil, b, rec.id), ref.Num))
+		}, "its lookup key"},
+		"stray lookup key": {func(wb *batch, ref Ref, rec record) {
+			wb.set(binary.BigEndian.AppendUint32(appendGrantIDPrefix(nil, c, rec.id), ref.Num), nil)
+		}, "which is not granted to " + c},
+		"grant of a missing document": {func(wb *batch, ref Ref, _ record) {
+			wb.set(appendGrantDocKey(nil, ref.Num+100, b), nil)
+		}, "the document does not exist"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := openTest(t, nil)
+			ctx := WithPrincipal(context.Background(), a)
+			ref := mustPut(t, s, ctx, `{"offer_id":"o-1"}`)
+			if err := s.Grant(ctx, Ref{ID: ref.ID}, b); err != nil {
+				t.Fatal(err)
+			}
+			verifyOK(t, s)
+			rec, _, err := readRecord(s.kv.get, ref.Num)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wb := s.kv.newBatch()
+			tc.damage(wb, ref, rec)
+			if err := s.kv.apply(wb, false); err != nil {
+				t.Fatal(err)
+			}
+			wb.wait()
+			rep, err := s.Verify(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.OK() || !strings.Contains(strings.Join(rep.Problems, "\n"), tc.want) {
+				t.Fatalf("Verify: %v, want a problem naming %q", rep.Problems, tc.want)
+			}
+		})
+	}
 }

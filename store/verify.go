@@ -63,7 +63,8 @@ func (r *VerifyReport) unreadable(err error, format string, args ...any) bool {
 
 // Verify re-hashes every blob against the content id its documents and
 // reference count name, checks every document's keys and reference
-// counts, and walks the receipt chain from the first receipt to the head.
+// counts, walks the receipt chain from the first receipt to the head, and
+// checks the grant keys against each other and the documents.
 // It reports a blob that nothing references and a reference to a missing
 // blob. A damaged store yields a report with problems, not an error: a
 // database file that fails its checksums is listed in Damaged, and Verify
@@ -89,6 +90,9 @@ func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 	}
 	if err := verifyChain(ctx, v, rep, head); err != nil {
 		return nil, fmt.Errorf("store: verify receipts: %w", err)
+	}
+	if err := verifyGrants(ctx, v, rep); err != nil {
+		return nil, fmt.Errorf("store: verify grants: %w", err)
 	}
 	return rep, nil
 }

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// verifyGrants checks the grant keys (grant.go) against each other and
+// the documents: every 'd' key names a live document, and its grantee's
+// bitmap and by-id (and by-key) entries agree with it; every bit of a
+// bitmap and every by-id or by-key entry has its 'd' key. A grant a
+// reader cannot see is harmless, but one the keys disagree on would let
+// the planner and a point read answer differently, so Verify names it.
+func verifyGrants(ctx context.Context, v *view, rep *VerifyReport) error {
+	grants := map[string]bool{} // string(appendGrantDocKey) of every 'd' key
+	var docs [][]byte
+	start := []byte{prefixGrant, grantDoc}
+	err := v.scan(start, prefixEnd(start), func(key, _ []byte) error {
+		if len(key) < 7 {
+			rep.add("grant key %q is too short", key)
+			return nil
+		}
+		grants[string(key)] = true
+		docs = append(docs, bytes.Clone(key))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, key := range docs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := verifyGrant(v, rep, binary.BigEndian.Uint32(key[2:6]), string(key[6:])); err != nil {
+			return err
+		}
+	}
+	return verifyGrantIndexes(v, rep, grants)
+}
+
+// verifyGrant checks the keys of one grant of document num to grantee.
+func verifyGrant(v *view, rep *VerifyReport, num uint32, grantee string) error {
+	rec, found, err := readRecord(v.get, num)
+	if err != nil || !found {
+		if err == nil {
+			rep.add("grant of document %d to %s: the document does not exist", num, grantee)
+		}
+		return nil // a damaged record is reported by verifyDocuments
+	}
+	granted, err := grantedIn(v, grantee)
+	if err != nil {
+		return err
+	}
+	if !granted.Contains(num) {
+		rep.add("grant of document %d to %s: the grantee's bitmap lacks it", num, grantee)
+	}
+	keys := [][]byte{binary.BigEndian.AppendUint32(appendGrantIDPrefix(nil, grantee, rec.id), num)}
+	if rec.naturalKey != "" {
+		keys = append(keys, binary.BigEndian.AppendUint32(appendGrantNaturalPrefix(nil, grantee, rec.kind, rec.naturalKey), num))
+	}
+	for _, k := range keys {
+		if _, found, err := v.get(k, nil); err != nil {
+			return err
+		} else if !found {
+			rep.add("grant of document %d to %s: its lookup key %q is missing", num, grantee, k)
+		}
+	}
+	return nil
+}
+
+// grantedIn reads grantee's bitmap from v (empty when it has none).
+func grantedIn(v *view, grantee string) (*roaring.Bitmap, error) {
+	val, found, err := v.get(appendGrantBitmapKey(nil, grantee), nil)
+	if err != nil || !found {
+		return roaring.New(), err
+	}
+	return decodeBitmap(val)
+}
+
+// verifyGrantIndexes checks that every bitmap bit and every by-id or
+// by-key entry has its 'd' key.
+func verifyGrantIndexes(v *view, rep *VerifyReport, grants map[string]bool) error {
+	start := []byte{prefixGrant, grantBitmap}
+	err := v.scan(start, prefixEnd(start), func(key, val []byte) error {
+		grantee := string(key[2:])
+		bm, err := decodeBitmap(val)
+		if err != nil {
+			rep.add("grant bitmap of %s: %v", grantee, err)
+			return nil
+		}
+		for it := bm.Iterator(); it.HasNext(); {
+			if num := it.Next(); !grants[string(appendGrantDocKey(nil, num, grantee))] {
+				rep.add("grant bitmap of %s holds document %d, which is not granted to it", grantee, num)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, fam := range []byte{grantByID, grantByKey} {
+		start := []byte{prefixGrant, fam}
+		err := v.scan(start, prefixEnd(start), func(key, _ []byte) error {
+			nul := bytes.IndexByte(key[2:], 0)
+			if nul < 0 || len(key) < 2+nul+1+4 {
+				rep.add("grant lookup key %q is malformed", key)
+				return nil
+			}
+			grantee, num := string(key[2:2+nul]), binary.BigEndian.Uint32(key[len(key)-4:])
+			if !grants[string(appendGrantDocKey(nil, num, grantee))] {
+				rep.add("grant lookup key %q names document %d, which is not granted to %s", key, num, grantee)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
