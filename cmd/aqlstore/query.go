@@ -76,7 +76,9 @@ func (c *queryCommand) run(ctx context.Context, file string) error {
 }
 
 func (c *queryCommand) options() (*query.Options, error) {
-	o := &query.Options{PageSize: c.pageSize, Cursor: c.cursor, MaxRejected: c.rejected}
+	// --as reads as that tenant, as every other command does; an intent
+	// whose signature verifies still reads as its issuer.
+	o := &query.Options{PageSize: c.pageSize, Cursor: c.cursor, MaxRejected: c.rejected, Principal: c.m.asDID}
 	if c.at != "" {
 		t, ok := aql.ParseInstant(c.at)
 		if !ok {

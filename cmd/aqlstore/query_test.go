@@ -73,3 +73,29 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		t.Errorf("key not created: %v", err)
 	}
 }
+
+// TestQueryAsTenant: --as reads as that tenant: its private candidates
+// answer the query, another tenant's do not, and without --as only
+// public documents do.
+func TestQueryAsTenant(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "store")
+	const a, b = "did:web:cli-query-a.example", "did:web:cli-query-b.example"
+	if code, _, errs := run(t, dir, "", "--as", a, "put", writeFile(t, tmp, "c.json", candidates)); code != 0 {
+		t.Fatalf("put: %s", errs)
+	}
+	intent := writeFile(t, tmp, "intent.json", shoeIntent)
+	for _, c := range []struct {
+		as   []string
+		want string
+	}{
+		{[]string{"--as", a}, "2 candidates"},
+		{[]string{"--as", b}, "0 candidates"},
+		{nil, "0 candidates"},
+	} {
+		code, _, errs := run(t, dir, "", append(c.as, "query", "--at", "2026-05-04T00:00:00Z", intent)...)
+		if code != 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("query %v: %d %s, want %s", c.as, code, errs, c.want)
+		}
+	}
+}
