@@ -178,3 +178,24 @@ func TestGrantedDocumentInSubscription(t *testing.T) {
 		t.Fatalf("B's resumed subscription sent %v, want the granted document only", got)
 	}
 }
+
+// TestGrantPathsWrongMethod: another method on a grant path is 405 with
+// the methods it serves, not 404.
+func TestGrantPathsWrongMethod(t *testing.T) {
+	ts := startServer(t, nil)
+	id := ts.putPrivate(tokenA, shoe("o-methods", 1))
+	for _, c := range []struct{ method, path, allow string }{
+		{"POST", pathDocuments + "/" + id + pathGrantsSuffix, "GET"},
+		{"DELETE", pathDocuments + "/" + id + pathGrantsSuffix, "GET"},
+		{"GET", grantPath(id, tenantB), "PUT, DELETE"},
+		{"POST", grantPath(id, tenantB), "PUT, DELETE"},
+	} {
+		s, h, b := ts.send(c.method, c.path, tokenA, nil)
+		if s != http.StatusMethodNotAllowed || h.Get("Allow") != c.allow {
+			t.Errorf("%s %s: %d Allow %q, want 405 Allow %q: %s", c.method, c.path, s, h.Get("Allow"), c.allow, b)
+		}
+	}
+	if s, _, b := ts.send("GET", grantPath(id, tenantB)+"/extra", tokenA, nil); s != http.StatusNotFound {
+		t.Errorf("a path below a grant: %d %s, want 404", s, b)
+	}
+}

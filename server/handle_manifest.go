@@ -29,6 +29,7 @@ func (s *Server) handleManifest(w http.ResponseWriter, r *http.Request) {
 var ManifestExtensions = []string{
 	"/signature", "/endpoints/intent", "/endpoints/storage_put", "/endpoints/storage_get",
 	"/endpoints/storage_delete", "/endpoints/storage_query", "/endpoints/storage_export", "/endpoints/storage_import",
+	"/endpoints/storage_grant", "/endpoints/storage_grants",
 }
 
 // manifest builds the tool manifest.
@@ -81,6 +82,8 @@ func (s *Server) endpoints() map[string]any {
 		"storage_query":  s.url(pathIntent),
 		"storage_export": s.url(pathExport),
 		"storage_import": s.url(pathImport),
+		"storage_grant":  s.url(pathDocuments + "/{id}" + pathGrantsSuffix + "/{did}"),
+		"storage_grants": s.url(pathDocuments + "/{id}" + pathGrantsSuffix),
 	}
 }
 
