@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -197,5 +198,37 @@ func TestGrantPathsWrongMethod(t *testing.T) {
 	}
 	if s, _, b := ts.send("GET", grantPath(id, tenantB)+"/extra", tokenA, nil); s != http.StatusNotFound {
 		t.Errorf("a path below a grant: %d %s, want 404", s, b)
+	}
+}
+
+// TestClientGrants: the Go client's Grant, Grantees and Revoke.
+func TestClientGrants(t *testing.T) {
+	ts := startServer(t, nil)
+	ctx := context.Background()
+	id := ts.putPrivate(tokenA, shoe("o-client", 1))
+	a, b := ts.client(tokenA), ts.client(tokenB)
+	if _, err := b.Get(ctx, id, nil, nil); err == nil {
+		t.Fatal("B reads A's document before the grant")
+	}
+	if err := a.Grant(ctx, id, tenantB); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Get(ctx, id, nil, nil); err != nil {
+		t.Fatalf("B after the grant: %v", err)
+	}
+	body, err := a.Grantees(ctx, id)
+	if err != nil || !strings.Contains(string(body), tenantB) {
+		t.Fatalf("grantees: %s %v", body, err)
+	}
+	ts.verified(body)
+	if err := a.Revoke(ctx, id, tenantB); err != nil {
+		t.Fatal(err)
+	}
+	var ce *client.Error
+	if _, err := b.Get(ctx, id, nil, nil); !errors.As(err, &ce) || ce.Status != http.StatusNotFound {
+		t.Fatalf("B after the revoke: %v, want 404", err)
+	}
+	if err := b.Grant(ctx, id, tenantA); !errors.As(err, &ce) || ce.Status != http.StatusNotFound {
+		t.Fatalf("B granting A's document: %v, want 404", err)
 	}
 }

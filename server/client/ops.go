@@ -109,6 +109,39 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 	return err
 }
 
+// Grant lets tenant grantee read the caller's document id; Revoke
+// withdraws it. Both are idempotent.
+func (c *Client) Grant(ctx context.Context, id, grantee string) error {
+	return c.changeGrant(ctx, http.MethodPut, id, grantee)
+}
+
+// Revoke withdraws what Grant gave.
+func (c *Client) Revoke(ctx context.Context, id, grantee string) error {
+	return c.changeGrant(ctx, http.MethodDelete, id, grantee)
+}
+
+func (c *Client) changeGrant(ctx context.Context, method, id, grantee string) error {
+	req, err := c.request(ctx, method, grantsPath(id)+"/"+url.PathEscape(grantee), nil, nil, "")
+	if err != nil {
+		return err
+	}
+	_, _, err = c.do(req)
+	return err
+}
+
+// Grantees returns the signed {content_id, grantees} of the caller's
+// document id.
+func (c *Client) Grantees(ctx context.Context, id string) ([]byte, error) {
+	req, err := c.request(ctx, http.MethodGet, grantsPath(id), nil, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	body, _, err := c.do(req)
+	return body, err
+}
+
+func grantsPath(id string) string { return PathDocuments + "/" + url.PathEscape(id) + "/grants" }
+
 // Export returns the signed export of the caller's tenant.
 func (c *Client) Export(ctx context.Context) ([]byte, error) {
 	req, err := c.request(ctx, http.MethodGet, PathExport, nil, nil, "")
