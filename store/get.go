@@ -144,18 +144,19 @@ func docFromBody(num uint32, rec *record, body []byte) (*Doc, error) {
 func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
 		principal := s.readerOf(ctx)
+		few := !sequential && nums.GetCardinality() <= fewCandidates // a handful of point reads (fetchfew.go)
 		read := s.read
-		if !sequential && nums.GetCardinality() <= fewCandidates {
-			read = s.readFew // a handful of point reads (fetchfew.go)
+		if few {
+			read = s.readFew
 		}
 		err := read(func(v *view, bs *bodies) error {
 			emit := func(num uint32, rec *record) error {
 				return yieldDoc(yield, bs, principal, num, rec)
 			}
-			if sequential {
+			switch {
+			case sequential:
 				return s.fetchSequential(ctx, v, nums, emit)
-			}
-			if bs.points {
+			case few:
 				return eachRecord(ctx, nums, v.get, emit)
 			}
 			return s.fetchPoints(ctx, v, nums, emit)

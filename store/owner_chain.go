@@ -118,14 +118,3 @@ func (s *Store) ownerChainTo(ctx context.Context, owner string, head uint64) (*o
 	}
 	return c, nil
 }
-
-// OwnerHead returns the Seq of the last receipt of owner's chain: how many
-// mutations of owner's documents the store has receipts for. It reads the
-// whole store chain.
-func (s *Store) OwnerHead(ctx context.Context, owner string) (uint64, error) {
-	c, err := s.ownerChainTo(ctx, owner, s.Head())
-	if err != nil {
-		return 0, fmt.Errorf("store: owner chain: %w", err)
-	}
-	return uint64(len(c.receipts)), nil
-}

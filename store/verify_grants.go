@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"maps"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -26,34 +28,48 @@ func verifyGrants(ctx context.Context, v *view, rep *VerifyReport) error {
 }
 
 func verifyGrantKeys(ctx context.Context, v *view, rep *VerifyReport) error {
+	bitmaps, err := readGrantBitmaps(v, rep)
+	if err != nil {
+		return err
+	}
 	grants := map[string]bool{} // string(appendGrantDocKey) of every 'd' key
-	var docs [][]byte
 	start := []byte{prefixGrant, grantDoc}
-	err := v.scan(start, prefixEnd(start), func(key, _ []byte) error {
+	err = v.scan(start, prefixEnd(start), func(key, _ []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if len(key) < 7 {
 			rep.add("grant key %q is too short", key)
 			return nil
 		}
 		grants[string(key)] = true
-		docs = append(docs, bytes.Clone(key))
-		return nil
+		return verifyGrant(v, rep, binary.BigEndian.Uint32(key[2:6]), string(key[6:]), bitmaps)
 	})
 	if err != nil {
 		return err
 	}
-	for _, key := range docs {
-		if err := ctx.Err(); err != nil {
-			return err
+	return verifyGrantIndexes(v, rep, grants, bitmaps)
+}
+
+// readGrantBitmaps decodes every grantee's bitmap once.
+func readGrantBitmaps(v *view, rep *VerifyReport) (map[string]*roaring.Bitmap, error) {
+	bitmaps := map[string]*roaring.Bitmap{}
+	start := []byte{prefixGrant, grantBitmap}
+	err := v.scan(start, prefixEnd(start), func(key, val []byte) error {
+		grantee := string(key[2:])
+		bm, err := decodeBitmap(val)
+		if err != nil {
+			rep.add("grant bitmap of %s: %v", grantee, err)
+			return nil
 		}
-		if err := verifyGrant(v, rep, binary.BigEndian.Uint32(key[2:6]), string(key[6:])); err != nil {
-			return err
-		}
-	}
-	return verifyGrantIndexes(v, rep, grants)
+		bitmaps[grantee] = bm
+		return nil
+	})
+	return bitmaps, err
 }
 
 // verifyGrant checks the keys of one grant of document num to grantee.
-func verifyGrant(v *view, rep *VerifyReport, num uint32, grantee string) error {
+func verifyGrant(v *view, rep *VerifyReport, num uint32, grantee string, bitmaps map[string]*roaring.Bitmap) error {
 	rec, found, err := readRecord(v.get, num)
 	if err != nil || !found {
 		if err == nil {
@@ -61,11 +77,7 @@ func verifyGrant(v *view, rep *VerifyReport, num uint32, grantee string) error {
 		}
 		return nil // a damaged record is reported by verifyDocuments
 	}
-	granted, err := grantedIn(v, grantee)
-	if err != nil {
-		return err
-	}
-	if !granted.Contains(num) {
+	if bm := bitmaps[grantee]; bm == nil || !bm.Contains(num) {
 		rep.add("grant of document %d to %s: the grantee's bitmap lacks it", num, grantee)
 	}
 	keys := [][]byte{binary.BigEndian.AppendUint32(appendGrantIDPrefix(nil, grantee, rec.id), num)}
@@ -82,35 +94,15 @@ func verifyGrant(v *view, rep *VerifyReport, num uint32, grantee string) error {
 	return nil
 }
 
-// grantedIn reads grantee's bitmap from v (empty when it has none).
-func grantedIn(v *view, grantee string) (*roaring.Bitmap, error) {
-	val, found, err := v.get(appendGrantBitmapKey(nil, grantee), nil)
-	if err != nil || !found {
-		return roaring.New(), err
-	}
-	return decodeBitmap(val)
-}
-
 // verifyGrantIndexes checks that every bitmap bit and every by-id or
 // by-key entry has its 'd' key.
-func verifyGrantIndexes(v *view, rep *VerifyReport, grants map[string]bool) error {
-	start := []byte{prefixGrant, grantBitmap}
-	err := v.scan(start, prefixEnd(start), func(key, val []byte) error {
-		grantee := string(key[2:])
-		bm, err := decodeBitmap(val)
-		if err != nil {
-			rep.add("grant bitmap of %s: %v", grantee, err)
-			return nil
-		}
-		for it := bm.Iterator(); it.HasNext(); {
+func verifyGrantIndexes(v *view, rep *VerifyReport, grants map[string]bool, bitmaps map[string]*roaring.Bitmap) error {
+	for _, grantee := range slices.Sorted(maps.Keys(bitmaps)) { // a report in key order
+		for it := bitmaps[grantee].Iterator(); it.HasNext(); {
 			if num := it.Next(); !grants[string(appendGrantDocKey(nil, num, grantee))] {
 				rep.add("grant bitmap of %s holds document %d, which is not granted to it", grantee, num)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	for _, fam := range []byte{grantByID, grantByKey} {
 		start := []byte{prefixGrant, fam}
