@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -54,26 +53,14 @@ func obMessage(envelopeID, executionID, second string) []byte {
 // every AIDP response must carry: Cache-Control: no-store (§22.11).
 func (ts *testServer) send(method, path, token string, body []byte, headers ...string) (int, http.Header, []byte) {
 	ts.t.Helper()
-	req, err := http.NewRequest(method, ts.url+path, bytes.NewReader(body))
+	status, h, b, err := exchange(http.DefaultClient, method, ts.url+path, token, bytes.NewReader(body), headers...)
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+	if cc := h.Get("Cache-Control"); cc != "no-store" {
 		ts.t.Fatalf("%s %s: Cache-Control %q, want no-store", method, path, cc)
 	}
-	return resp.StatusCode, resp.Header, b
+	return status, h, b
 }
 
 // post posts an AIDP message with Content-Type ct.

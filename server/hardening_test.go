@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +18,6 @@ import (
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/index"
-	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/server/client"
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -386,21 +383,6 @@ func TestManySubscribers(t *testing.T) {
 		t.Fatal(err)
 	default:
 	}
-}
-
-// serveStore serves st on a loopback port, like startServer but on a
-// store the test opened (and may close and reopen).
-func serveStore(t *testing.T, st *store.Store, ix *index.Index, edit func(*Config)) *testServer {
-	t.Helper()
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	auth := mustAuth(t, `{"tokens": {"`+tokenA+`": "`+tenantA+`", "`+tokenB+`": "`+tenantB+`"}}`)
-	cfg := Config{Store: st, Index: ix, Signer: sign.NewSigner(priv), Auth: auth, Addr: "127.0.0.1:0",
-		Heartbeat: time.Hour, RateLimit: -1}
-	if edit != nil {
-		edit(&cfg)
-	}
-	srv, url, stop := serveConfig(t, cfg)
-	return &testServer{t: t, srv: srv, st: st, url: url, signer: cfg.Signer, stop: stop}
 }
 
 // putOutcome is what one write of the shutdown test was told.

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -56,6 +57,14 @@ func startServer(t *testing.T, edit func(*Config)) *testServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return serveStore(t, st, ix, edit)
+}
+
+// serveStore serves st on a loopback port, like startServer but on a
+// store the test opened (and may close and reopen). Tenant A is also the
+// public writer and the operator.
+func serveStore(t *testing.T, st *store.Store, ix *index.Index, edit func(*Config)) *testServer {
+	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	auth := mustAuth(t, `{"tokens": {"`+tokenA+`": "`+tenantA+`", "`+tokenB+`": "`+tenantB+`"},
 		"public_writers": ["`+tenantA+`"], "operators": ["`+tenantA+`"]}`)
@@ -66,6 +75,28 @@ func startServer(t *testing.T, edit func(*Config)) *testServer {
 	}
 	srv, url, stop := serveConfig(t, cfg)
 	return &testServer{t: t, srv: srv, st: st, url: url, signer: cfg.Signer, stop: stop}
+}
+
+// exchange sends one request through c and reads the whole answer;
+// headers are name, value pairs, token a bearer token ("" for none).
+func exchange(c *http.Client, method, url, token string, body io.Reader, headers ...string) (int, http.Header, []byte, error) {
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b, err
 }
 
 // fatalCleaner is what serveConfig needs of a *testing.T or *rapid.T.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -177,26 +176,11 @@ var isoHeaders = []string{"Content-Type", "ETag", "Location", "Allow", "WWW-Auth
 // do sends a request; headers are name, value pairs.
 func (s *isoServer) do(t *rapid.T, method, target, token string, body []byte, headers ...string) isoResp {
 	t.Helper()
-	req, err := http.NewRequest(method, s.url+target, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	status, h, b, err := exchange(http.DefaultClient, method, s.url+target, token, bytes.NewReader(body), headers...)
 	if err != nil {
 		t.Fatalf("%s %s %s: %v", s.name, method, target, err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s %s: %v", s.name, method, target, err)
-	}
-	return isoResp{status: resp.StatusCode, header: resp.Header, body: b}
+	return isoResp{status: status, header: h, body: b}
 }
 
 // isoDoc is a document the world stored: its owner and the strings that

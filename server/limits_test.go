@@ -45,23 +45,15 @@ func (ts *testServer) sendBody(method, path, contentType, token string, body []b
 	if hideLength {
 		r = chunked{r}
 	}
-	req, err := http.NewRequest(method, ts.url+path, r)
-	if err != nil {
-		ts.t.Fatal(err)
-	}
+	var headers []string
 	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+		headers = []string{"Content-Type", contentType}
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	status, h, b, err := exchange(&http.Client{Timeout: 10 * time.Second}, method, ts.url+path, token, r, headers...)
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, b
+	return status, h, b
 }
 
 // limitProblem checks a refusal for a limit: status, code, a detail that
