@@ -33,16 +33,7 @@ func TestBitmapMergeMatchesModel(t *testing.T) {
 		s := openRapid(t)
 		model := map[string]map[uint32]bool{}
 		for step := rapid.IntRange(1, 60).Draw(t, "steps"); step > 0; step-- {
-			key := fmt.Sprintf("Xk%d", rapid.IntRange(0, 2).Draw(t, "key"))
-			bits := rapid.SliceOfN(rapid.Uint32Range(0, 300), 1, 5).Draw(t, "bits")
-			add := rapid.Bool().Draw(t, "add")
-			applyOperand(t, s, key, bits, add)
-			if model[key] == nil {
-				model[key] = map[uint32]bool{}
-			}
-			for _, b := range bits {
-				model[key][b] = add
-			}
+			stepOperand(t, s, model, 3, 300, 5)
 			if rapid.IntRange(0, 9).Draw(t, "compact") == 0 {
 				if err := s.kv.compact(); err != nil {
 					t.Fatal(err)
@@ -51,6 +42,21 @@ func TestBitmapMergeMatchesModel(t *testing.T) {
 			checkModel(t, s, model)
 		}
 	})
+}
+
+// stepOperand draws an add or a clear of 1 to maxBits bits below maxBit
+// under one of keys keys, applies it and records it in model.
+func stepOperand(t *rapid.T, s *Store, model map[string]map[uint32]bool, keys int, maxBit uint32, maxBits int) {
+	key := fmt.Sprintf("Xk%d", rapid.IntRange(0, keys-1).Draw(t, "key"))
+	bits := rapid.SliceOfN(rapid.Uint32Range(0, maxBit), 1, maxBits).Draw(t, "bits")
+	add := rapid.Bool().Draw(t, "add")
+	applyOperand(t, s, key, bits, add)
+	if model[key] == nil {
+		model[key] = map[uint32]bool{}
+	}
+	for _, b := range bits {
+		model[key][b] = add
+	}
 }
 
 func applyOperand(t *rapid.T, s *Store, key string, bits []uint32, add bool) {

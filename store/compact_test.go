@@ -153,16 +153,7 @@ func TestSweepMatchesModel(t *testing.T) {
 		_ = b.wait()
 		model := map[string]map[uint32]bool{}
 		for step := rapid.IntRange(1, 40).Draw(t, "steps"); step > 0; step-- {
-			key := fmt.Sprintf("Xk%d", rapid.IntRange(0, 3).Draw(t, "key"))
-			bits := rapid.SliceOfN(rapid.Uint32Range(0, 20), 1, 4).Draw(t, "bits")
-			add := rapid.Bool().Draw(t, "add")
-			applyOperand(t, s, key, bits, add)
-			if model[key] == nil {
-				model[key] = map[uint32]bool{}
-			}
-			for _, bit := range bits {
-				model[key][bit] = add
-			}
+			stepOperand(t, s, model, 4, 20, 4)
 			switch rapid.IntRange(0, 5).Draw(t, "then") {
 			case 0:
 				if _, err := s.sweepPostings(context.Background()); err != nil {
