@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -35,6 +36,10 @@ import (
 //	                     `loadtest --lookups N` does (default: all): a
 //	                     small N keeps every block the queries read in
 //	                     the block cache, leaving the CPU work alone
+//	AQLSTORE_BENCH_HEAP_FLOOR_MIB
+//	                     hold that many MiB untouched, as `aqlstore serve`
+//	                     does (16, cmd/aqlstore/heapfloor.go), to compare
+//	                     with 0: the floor's effect on collections
 //
 // e.g. AQLSTORE_BENCH_DOCS=1000000 AQLSTORE_BENCH_DIR=/tmp/lt1m \
 // go test -run '^$' -bench PointQuery -benchtime 20000x ./server/
@@ -135,6 +140,11 @@ func BenchmarkPointQuery(b *testing.B) {
 	if rec := post(n - 1); rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(`"candidates":[{"candidate_id"`)) {
 		b.Fatalf("the last manifest's point query: status %d, %s", rec.Code, rec.Body.Bytes())
 	}
+	var floor []byte
+	if mib, err := strconv.Atoi(os.Getenv("AQLSTORE_BENCH_HEAP_FLOOR_MIB")); err == nil && mib > 0 {
+		floor = make([]byte, mib<<20)
+	}
+	defer runtime.KeepAlive(floor)
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 	for range warm { // the blocks a small N reads stay cached: read them before timing
 		post(rng.IntN(n))
