@@ -209,9 +209,9 @@ func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
 func (sub *subscription) matchDelete(r *store.Receipt) (change, bool, error) {
 	id := sub.s.eventID(r.Seq)
 	doc := map[string]any{"event_id": id, "op": r.Op, "kind": string(r.Kind), "content_id": r.HashBefore}
-	if id, ok := sub.matched[r.Num]; ok {
+	if cid, ok := sub.matched[r.Num]; ok {
 		delete(sub.matched, r.Num)
-		doc["candidate_id"] = id
+		doc["candidate_id"] = cid
 	} else if sub.missedWhileAway(r) {
 		doc["match_unknown"] = true
 	} else {
