@@ -207,16 +207,17 @@ func (sub *subscription) matchPut(r *store.Receipt) (change, bool, error) {
 // gone): it is reported with match_unknown, so that a client drops it if
 // it holds it, and nothing it holds is silently left stale.
 func (sub *subscription) matchDelete(r *store.Receipt) (change, bool, error) {
-	id := sub.s.eventID(r.Seq)
-	doc := map[string]any{"event_id": id, "op": r.Op, "kind": string(r.Kind), "content_id": r.HashBefore}
+	doc := map[string]any{"op": r.Op, "kind": string(r.Kind), "content_id": r.HashBefore}
 	if cid, ok := sub.matched[r.Num]; ok {
 		delete(sub.matched, r.Num)
 		doc["candidate_id"] = cid
 	} else if sub.missedWhileAway(r) {
 		doc["match_unknown"] = true
 	} else {
-		return change{}, false, nil
+		return change{}, false, nil // sealing an id for no event would be work for nothing
 	}
+	id := sub.s.eventID(r.Seq)
+	doc["event_id"] = id
 	return change{seq: r.Seq, id: id, name: "deleted", doc: doc}, true, nil
 }
 
