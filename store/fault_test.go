@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,14 +110,35 @@ func TestFaultDuringPuts(t *testing.T) {
 	}
 }
 
-// growMemtable switches memtables until the current one holds 16 MiB:
-// Pebble starts with 256 KiB and doubles at each switch, and a WAL switch
-// comes with each. A test that faults the WAL keeps switches away so that
-// it can watch the store, not Pebble ending the process.
-func growMemtable(t *testing.T, s *Store) {
+// growMemtable switches memtables until the current one holds 16 MiB,
+// and returns how many documents it put. Pebble starts with 256 KiB and
+// doubles at each switch, but a manual flush of a memtable less than half
+// full keeps its size; so each round fills the memtable past half before
+// flushing. A WAL switch comes with each memtable switch: a test that
+// faults the WAL grows the memtable first so that no switch falls in the
+// fault, and it watches the store, not Pebble ending the process.
+func growMemtable(t *testing.T, s *Store) int {
 	t.Helper()
-	for n := 0; n < 6; n++ {
-		mustPut(t, s, context.Background(), fmt.Sprintf(`{"node_id":"grow-%d"}`, n))
+	const want = 16 << 20
+	ctx := context.Background()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	text := make([]byte, 24<<10) // incompressible, so the memtable holds every byte
+	n := 0
+	for round := 0; ; round++ {
+		size := s.kv.db.Metrics().MemTable.Size
+		if size >= want {
+			return n
+		}
+		if round == 8 {
+			t.Fatalf("the memtable holds %d bytes after %d rounds, want %d", size, round, want)
+		}
+		for put := uint64(0); put <= size/2; put += uint64(len(text)) {
+			for i := range text {
+				text[i] = "0123456789abcdef"[rnd.IntN(16)]
+			}
+			mustPut(t, s, ctx, fmt.Sprintf(`{"node_id":"grow-%d","text":"%s"}`, n, text))
+			n++
+		}
 		if err := s.kv.db.Flush(); err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +290,7 @@ func TestFaultNoSyncStoreRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	growMemtable(t, s)
+	grown := growMemtable(t, s)
 	ctx := context.Background()
 	ffs.Set(faultfs.WriteError, "*.log")
 	n := 0
@@ -295,7 +317,7 @@ func TestFaultNoSyncStoreRefuses(t *testing.T) {
 	}
 	defer r.Close()
 	rep := verifyOK(t, r) // NoSync: acknowledged writes may be lost, consistency may not
-	t.Logf("reopened: %d of %d acknowledged documents kept, verify ok", rep.Documents-6, n)
+	t.Logf("reopened: %d of %d acknowledged documents kept, verify ok", rep.Documents-grown, n)
 }
 
 // TestCommitPanicWedgesStore makes Pebble panic inside Apply (a batch of
