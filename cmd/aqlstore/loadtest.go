@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -197,6 +199,8 @@ func (c *loadtestCommand) load(ctx context.Context, bodies bodyFunc) *loadResult
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.concurrency, MaxIdleConns: c.concurrency}}
+	u, _ := url.Parse(c.url) // check accepted it
+	path := strings.TrimSuffix(u.Path, "/") + "/oap/intent"
 	var sent atomic.Int64
 	var mu sync.Mutex
 	res := &loadResult{statuses: map[int]int{}}
@@ -207,7 +211,15 @@ func (c *loadtestCommand) load(ctx context.Context, bodies bodyFunc) *loadResult
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
-			r := c.worker(ctx, hc, bodies, rng, &sent)
+			post := func(ctx context.Context, body []byte, resp *bytes.Buffer) (int, error) {
+				return c.post(ctx, hc, body, resp)
+			}
+			if u.Scheme == "http" {
+				lc := newLoadConn(hostPort(u), u.Host, path, c.token)
+				defer lc.close()
+				post = lc.post
+			}
+			r := c.worker(ctx, post, bodies, rng, &sent)
 			mu.Lock()
 			defer mu.Unlock()
 			res.latencies = append(res.latencies, r.latencies...)
@@ -224,7 +236,7 @@ func (c *loadtestCommand) load(ctx context.Context, bodies bodyFunc) *loadResult
 }
 
 // worker posts until the count or the time runs out.
-func (c *loadtestCommand) worker(ctx context.Context, hc *http.Client, bodies bodyFunc, rng *rand.Rand, sent *atomic.Int64) *loadResult {
+func (c *loadtestCommand) worker(ctx context.Context, post postFunc, bodies bodyFunc, rng *rand.Rand, sent *atomic.Int64) *loadResult {
 	res := &loadResult{statuses: map[int]int{}}
 	var body []byte
 	var resp bytes.Buffer
@@ -232,9 +244,12 @@ func (c *loadtestCommand) worker(ctx context.Context, hc *http.Client, bodies bo
 		body = bodies(body[:0], rng)
 		resp.Reset()
 		t0 := time.Now()
-		status := c.post(ctx, hc, body, &resp)
-		if ctx.Err() != nil && status == 0 {
+		status, err := post(ctx, body, &resp)
+		if err != nil && (ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded)) {
 			break // cut by the deadline, not an error of the server
+		}
+		if err != nil {
+			status = 0 // counted as a transport error
 		}
 		res.statuses[status]++
 		if status == http.StatusOK {
@@ -248,12 +263,24 @@ func (c *loadtestCommand) worker(ctx context.Context, hc *http.Client, bodies bo
 	return res
 }
 
-// post sends one request, reads the answer into resp and returns the
-// status (0: transport error).
-func (c *loadtestCommand) post(ctx context.Context, hc *http.Client, body []byte, resp *bytes.Buffer) int {
+// postFunc sends one request, reads the answer into resp and returns the
+// status, or the transport error.
+type postFunc func(ctx context.Context, body []byte, resp *bytes.Buffer) (int, error)
+
+// hostPort is u's host with the port made explicit.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
+}
+
+// post sends one request through net/http (an https URL), reads the
+// answer into resp and returns the status, or the transport error.
+func (c *loadtestCommand) post(ctx context.Context, hc *http.Client, body []byte, resp *bytes.Buffer) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.url, "/")+"/oap/intent", bytes.NewReader(body))
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/oap+json")
 	if c.token != "" {
@@ -261,13 +288,13 @@ func (c *loadtestCommand) post(ctx context.Context, hc *http.Client, body []byte
 	}
 	r, err := hc.Do(req)
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	defer r.Body.Close()
 	if _, err := resp.ReadFrom(r.Body); err != nil {
-		return 0
+		return 0, err
 	}
-	return r.StatusCode
+	return r.StatusCode, nil
 }
 
 // report prints the totals and percentiles.

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// echoHandler answers a POST with its body reversed behind a prefix, so a
+// test sees that each answer belongs to its request; chunked when the
+// request asks for it by path.
+func echoHandler(t *testing.T) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil || r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/oap+json" {
+			t.Errorf("request %s %s %q: %v", r.Method, r.URL.Path, r.Header.Get("Content-Type"), err)
+		}
+		out := fmt.Appendf(nil, "%s|%s|%s", r.URL.Path, r.Header.Get("Authorization"), body)
+		if strings.HasSuffix(r.URL.Path, "/chunked") {
+			for len(out) > 0 { // several writes with flushes: chunked framing
+				n := min(len(out), 7)
+				_, _ = w.Write(out[:n])
+				w.(http.Flusher).Flush()
+				out = out[n:]
+			}
+			return
+		}
+		w.Header().Set("Content-Length", fmt.Sprint(len(out)))
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = w.Write(out)
+	}
+}
+
+func TestLoadConnExchanges(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		path      string
+		keepAlive bool
+		status    int
+	}{
+		{"content-length", "/oap/intent", true, http.StatusTeapot},
+		{"chunked", "/x/chunked", true, http.StatusOK},
+		{"connection close", "/oap/intent", false, http.StatusTeapot},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := httptest.NewUnstartedServer(echoHandler(t))
+			var conns atomic.Int64
+			ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			ts.Config.SetKeepAlivesEnabled(tc.keepAlive)
+			ts.Start()
+			defer ts.Close()
+			u, _ := url.Parse(ts.URL)
+			c := newLoadConn(hostPort(u), u.Host, tc.path, "tok")
+			defer c.close()
+			var resp bytes.Buffer
+			for i := range 20 {
+				resp.Reset()
+				body := fmt.Appendf(nil, `{"n":%d}`, i)
+				status, err := c.post(context.Background(), body, &resp)
+				if err != nil || status != tc.status {
+					t.Fatalf("request %d: status %d, %v", i, status, err)
+				}
+				if want := fmt.Sprintf("%s|Bearer tok|%s", tc.path, body); resp.String() != want {
+					t.Fatalf("request %d: answer %q, want %q", i, resp.String(), want)
+				}
+			}
+			want := int64(1)
+			if !tc.keepAlive {
+				want = 20 // the server closed each: the connection dialled again
+			}
+			if n := conns.Load(); n != want {
+				t.Fatalf("%d connections for 20 requests, want %d", n, want)
+			}
+		})
+	}
+}
+
+// rawServer answers every connection's first request with reply, then
+// closes it.
+func rawServer(t *testing.T, reply string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				r := bufio.NewReader(conn)
+				for { // the request's head; the tests post an empty body
+					line, err := r.ReadString('\n')
+					if err != nil || line == "\r\n" {
+						break
+					}
+				}
+				_, _ = io.WriteString(conn, reply)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestLoadConnMalformedAnswers(t *testing.T) {
+	for _, reply := range []string{
+		"",
+		"garbage\r\n\r\n",
+		"HTTP/1.1 2x0 OK\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nNo-Colon\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: -3\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
+		"HTTP/1.1 200 OK\r\n\r\nno framing",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n",
+		"HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 20<<10) + "\r\n\r\n",
+	} {
+		addr := rawServer(t, reply)
+		c := newLoadConn(addr, addr, "/oap/intent", "")
+		var resp bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		status, err := c.post(ctx, nil, &resp)
+		cancel()
+		if err == nil {
+			t.Fatalf("answer %.40q: status %d and no error", reply, status)
+		}
+		if c.conn != nil {
+			t.Fatalf("answer %.40q: the connection stays open after %v", reply, err)
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("answer %.40q: hung until the deadline", reply)
+		}
+	}
+}
+
+func TestLoadConnDeadline(t *testing.T) {
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer ts.Close()
+	defer close(release)
+	u, _ := url.Parse(ts.URL)
+	c := newLoadConn(hostPort(u), u.Host, "/", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var resp bytes.Buffer
+	if _, err := c.post(ctx, nil, &resp); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a request beyond the context's deadline: %v, want os.ErrDeadlineExceeded", err)
+	}
+	if _, err := newLoadConn("127.0.0.1:1", "x", "/", "").post(context.Background(), nil, &resp); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("no server: %v, want ECONNREFUSED", err)
+	}
+}
+
+// BenchmarkLoadClient compares the load generator's connection with
+// net/http's client against the same small handler, side by side: the
+// CPU a generator spends per request is CPU the server under test does
+// not get on a shared machine.
+func BenchmarkLoadClient(b *testing.B) {
+	answer := bytes.Repeat([]byte("x"), 960)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer)
+	}))
+	defer ts.Close()
+	u, _ := url.Parse(ts.URL)
+	body := lookupBodies(1000)(nil, rand.New(rand.NewPCG(1, 1)))
+	b.Run("loadConn", func(b *testing.B) {
+		c := newLoadConn(hostPort(u), u.Host, "/oap/intent", "")
+		defer c.close()
+		var resp bytes.Buffer
+		for b.Loop() {
+			resp.Reset()
+			if st, err := c.post(context.Background(), body, &resp); err != nil || st != http.StatusOK {
+				b.Fatal(st, err)
+			}
+		}
+	})
+	b.Run("net-http", func(b *testing.B) {
+		lt := &loadtestCommand{url: ts.URL}
+		hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+		var resp bytes.Buffer
+		for b.Loop() {
+			resp.Reset()
+			if st, err := lt.post(context.Background(), hc, body, &resp); err != nil || st != http.StatusOK {
+				b.Fatal(st, err)
+			}
+		}
+	})
+}
