@@ -122,7 +122,7 @@ func (c *loadConn) readHead() (status int, length int64, chunked bool, err error
 		return 0, 0, false, fmt.Errorf("%w: status line %q", errLoadResponse, line)
 	}
 	status, err = strconv.Atoi(string(line[9:12]))
-	if err != nil {
+	if err != nil || status < 100 || (len(line) > 12 && line[12] != ' ') {
 		return 0, 0, false, fmt.Errorf("%w: status line %q", errLoadResponse, line)
 	}
 	length = -1

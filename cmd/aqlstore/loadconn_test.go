@@ -129,6 +129,8 @@ func TestLoadConnMalformedAnswers(t *testing.T) {
 		"",
 		"garbage\r\n\r\n",
 		"HTTP/1.1 2x0 OK\r\n\r\n",
+		"HTTP/1.1 099 OK\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 2000 OK\r\nContent-Length: 0\r\n\r\n",
 		"HTTP/1.1 200 OK\r\nNo-Colon\r\n\r\n",
 		"HTTP/1.1 200 OK\r\nContent-Length: -3\r\n\r\n",
 		"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
@@ -208,5 +210,53 @@ func BenchmarkLoadClient(b *testing.B) {
 				b.Fatal(st, err)
 			}
 		}
+	})
+}
+
+// FuzzLoadConnAnswer feeds the load generator's connection arbitrary
+// answers: it must return a status or an error, never panic or hang, and
+// close the connection after any error.
+func FuzzLoadConnAnswer(f *testing.F) {
+	for _, seed := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+		"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nX-T: 1\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\nx",
+		"HTTP/1.0 200\r\n\r\n",
+		"HTTP/1.1 000 OK\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 -12 OK\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, reply []byte) {
+		client, srv := net.Pipe()
+		go func() {
+			defer srv.Close()
+			r := bufio.NewReader(srv)
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil || line == "\r\n" {
+					break
+				}
+			}
+			_, _ = srv.Write(reply)
+		}()
+		c := newLoadConn("pipe", "pipe", "/oap/intent", "")
+		c.conn, c.r = client, bufio.NewReaderSize(client, 16<<10)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var resp bytes.Buffer
+		status, err := c.post(ctx, nil, &resp)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("answer %q: hung until the deadline", reply)
+		}
+		if err != nil && c.conn != nil {
+			t.Fatalf("answer %q: the connection stays open after %v", reply, err)
+		}
+		if err == nil && (status < 100 || status > 999) {
+			t.Fatalf("answer %q: status %d without an error", reply, status)
+		}
+		c.close()
 	})
 }
