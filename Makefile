@@ -127,7 +127,8 @@ serve: build
 	$(BIN) --dir $(DIR) serve --addr $(ADDR) $(SERVE_FLAGS)
 
 ## loadtest: QPS and p50/p95/p99 against a running `make serve` (loopback only, bounded).
-## For a measurement, start the server with `make serve SERVE_FLAGS=--rate-limit=0`.
+## For a measurement, start the server with `make serve SERVE_FLAGS=--rate-limit=0`
+## (on a large store add `--cache <its size> --prewarm`: README, Prewarm).
 LOADTEST_FLAGS ?= --duration 10s --requests 1000000
 loadtest: build
 	$(BIN) loadtest --url http://$(ADDR) $(LOADTEST_FLAGS)

@@ -170,6 +170,15 @@ func (k *kv) scan(start, end []byte, fn func(key, value []byte) error) error {
 // eachCopy runs fn over the iterator's keys with copies of key and value,
 // and closes it. A read error names the key, or the scan's start.
 func eachCopy(it *pebble.Iterator, start []byte, fn func(key, value []byte) error) error {
+	return walk(it, start, func(key, value []byte) (bool, error) {
+		return true, fn(append([]byte(nil), key...), append([]byte(nil), value...))
+	})
+}
+
+// walk runs fn over the iterator's keys until fn returns false or an
+// error, and closes it. key and value are Pebble's, valid during the call
+// only. A read error names the key, or the walk's start.
+func walk(it *pebble.Iterator, start []byte, fn func(key, value []byte) (bool, error)) error {
 	for valid := it.First(); valid; valid = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
@@ -177,13 +186,27 @@ func eachCopy(it *pebble.Iterator, start []byte, fn func(key, value []byte) erro
 			_ = it.Close()
 			return err
 		}
-		if err := fn(append([]byte(nil), it.Key()...), append([]byte(nil), v...)); err != nil {
+		if more, err := fn(it.Key(), v); err != nil || !more {
 			_ = it.Close()
 			return err
 		}
 	}
 	return readError(start, it.Close())
 }
+
+// readAll reads every key and value of the database in key order,
+// through the block cache, and tells fn their sizes (no Pebble-owned
+// byte reaches it); it stops when fn says so or fails.
+func (k *kv) readAll(fn func(keyLen, valueLen int) (bool, error)) error {
+	it, err := k.db.NewIter(nil)
+	if err != nil {
+		return err
+	}
+	return walk(it, nil, func(key, value []byte) (bool, error) { return fn(len(key), len(value)) })
+}
+
+// cacheBytes is the block cache's current size.
+func (k *kv) cacheBytes() int64 { return k.db.Metrics().BlockCache.Size }
 
 // scan calls fn for every key in [start, end) as the batch sees it (the
 // committed database plus the batch's own writes), with copies of key and

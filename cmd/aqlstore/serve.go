@@ -31,6 +31,7 @@ type serveCommand struct {
 	burst     int
 	maxBody   int64
 	cpuProf   string
+	prewarm   bool
 	timeouts  server.Config // only the timeout fields are read
 	limits    server.Config // only the limit fields are read (limitFlags)
 }
@@ -62,6 +63,7 @@ func (c *serveCommand) command() *cobra.Command {
 	f.DurationVar(&c.timeouts.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "time to write a response (streams extend it per event)")
 	f.DurationVar(&c.timeouts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "keep-alive idle time")
 	f.DurationVar(&c.timeouts.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "time in-flight requests get on shutdown")
+	f.BoolVar(&c.prewarm, "prewarm", false, "read the store once in the background after starting, to fill the block cache (see --cache)")
 	f.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	f.DurationVar(&c.timeouts.Heartbeat, "heartbeat", server.DefaultHeartbeat, "interval of heartbeats on idle event streams")
 	c.limitFlags(cmd)
@@ -114,7 +116,41 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	c.banner("http://"+ln.Addr().String(), srv, cfg.Signer)
+	if c.prewarm {
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			prewarm(wctx, s, cfg.Logger)
+		}()
+		defer func() { cancel(); <-done }() // before the store closes
+	}
 	return srv.Serve(ctx, ln)
+}
+
+// prewarm fills the block cache from the store (store.Prewarm) while the
+// server already answers, logging progress every 10 s and the outcome.
+func prewarm(ctx context.Context, s *store.Store, log *slog.Logger) {
+	log.Info("prewarm: reading the store into the block cache")
+	last := time.Now()
+	st, err := s.Prewarm(ctx, func(st store.PrewarmStats) {
+		if time.Since(last) >= 10*time.Second {
+			last = time.Now()
+			log.Info("prewarm", "keys", st.Keys, "bytes", st.Bytes, "cache_bytes", st.CacheBytes)
+		}
+	})
+	attrs := []any{"keys", st.Keys, "bytes", st.Bytes, "cache_bytes", st.CacheBytes, "cache_limit", st.CacheLimit,
+		"seconds", st.Elapsed.Seconds()}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		log.Info("prewarm: stopped by shutdown", attrs...)
+	case err != nil:
+		log.Error("prewarm: read failed; the server goes on, reads fill the cache as they come", append(attrs, "err", err)...)
+	case st.Full:
+		log.Info("prewarm: the block cache is full; a larger --cache would hold more of the store", attrs...)
+	default:
+		log.Info("prewarm: done, the whole store was read", attrs...)
+	}
 }
 
 // config builds the server configuration from the flags.

@@ -130,3 +130,25 @@ func TestLoadtest(t *testing.T) {
 		t.Fatalf("loadtest over the duration cap: %d", code)
 	}
 }
+
+func TestServePrewarm(t *testing.T) {
+	base, logs, stop := startServe(t, filepath.Join(t.TempDir(), "store"), "--prewarm")
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(logs.String(), `"msg":"prewarm: done, the whole store was read"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no prewarm outcome in the log:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	resp, err := http.Get(base + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz after the prewarm: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited with %d:\n%s", code, logs.String())
+	}
+	if !regexp.MustCompile(`"msg":"prewarm: done, the whole store was read","keys":[1-9]\d*,"bytes":[1-9]`).MatchString(logs.String()) {
+		t.Fatalf("the prewarm read nothing of the demo corpus:\n%s", logs.String())
+	}
+}
