@@ -35,18 +35,20 @@ func cacheable(key []byte) bool {
 	return false
 }
 
-// get returns a copy of the cached bitmap at key, or the generation a
-// later put must present.
+// get returns the cached bitmap at key, or the generation a later put
+// must present. Cached bitmaps are shared and never modified: a commit
+// replaces the map rather than changing a bitmap a query may be reading.
 func (c *bitmapCache) get(key []byte) (*roaring.Bitmap, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if bm, ok := c.m[string(key)]; ok {
-		return bm.Clone(), c.gen
+		return bm, c.gen
 	}
 	return nil, c.gen
 }
 
-// put stores a copy of bm at key if no commit happened since gen.
+// put stores bm at key if no commit happened since gen; the caller gives
+// it up for reading only.
 func (c *bitmapCache) put(key []byte, bm *roaring.Bitmap, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -56,7 +58,7 @@ func (c *bitmapCache) put(key []byte, bm *roaring.Bitmap, gen uint64) {
 	if c.m == nil || len(c.m) >= bitmapCacheMax {
 		c.m = map[string]*roaring.Bitmap{}
 	}
-	c.m[string(key)] = bm.Clone()
+	c.m[string(key)] = bm
 }
 
 // invalidate empties the cache after a committed mutation.

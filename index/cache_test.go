@@ -11,8 +11,8 @@ import (
 
 // TestCachedPostingsFollowCommits reads the cached families (kind, owner,
 // every document, existence) between puts and deletes: a cached bitmap
-// must never outlive the commit that changed it, and callers may modify
-// what they get without touching the cache.
+// must never outlive the commit that changed it, and one read twice
+// between commits is shared, not copied.
 func TestCachedPostingsFollowCommits(t *testing.T) {
 	s, ix := openIndexed(t)
 	ctx := context.Background()
@@ -41,8 +41,13 @@ func TestCachedPostingsFollowCommits(t *testing.T) {
 				t.Errorf("%s: %s has %d documents, want %d", what, name, got, want)
 			}
 		}
-		all.Clear() // the caller's copy; the cache must not see this
-		kinds.Clear()
+		again, err := ix.All()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again != all {
+			t.Errorf("%s: the every-document bitmap was copied, not shared from the cache", what)
+		}
 	}
 	count("empty", 0)
 	a := put(t, s, ctx, `{"offer_id":"a"}`)
@@ -116,5 +121,30 @@ func TestCachesUnderConcurrentCommits(t *testing.T) {
 	if kinds.GetCardinality() != docs || exists.GetCardinality() != docs || len(ids) != 7 {
 		t.Fatalf("after the writer: %d offers, %d with /*/v over %d paths; want %d, %d, 7",
 			kinds.GetCardinality(), exists.GetCardinality(), len(ids), docs, docs)
+	}
+}
+
+// TestUnionLeavesCachedPostings unites cached posting lists: the union
+// must be a new bitmap, the lists it read unchanged for the next query.
+func TestUnionLeavesCachedPostings(t *testing.T) {
+	s, ix := openIndexed(t)
+	ctx := context.Background()
+	put(t, s, ctx, `{"offer_id":"a"}`)
+	put(t, s, ctx, `{"node_id":"b"}`)
+	put(t, s, ctx, `{"node_id":"c"}`)
+	for range 3 {
+		for _, tc := range []struct {
+			kinds []canon.Kind
+			want  uint64
+		}{{[]canon.Kind{canon.KindOffer}, 1}, {[]canon.Kind{canon.KindOffer, canon.KindKnowledge}, 3},
+			{[]canon.Kind{canon.KindKnowledge}, 2}, {[]canon.Kind{canon.KindKnowledge, canon.KindOffer, canon.KindManifest}, 3}} {
+			bm, err := ix.Kinds(tc.kinds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bm.GetCardinality(); got != tc.want {
+				t.Fatalf("kinds %v: %d documents, want %d: a union changed a cached list", tc.kinds, got, tc.want)
+			}
+		}
 	}
 }

@@ -12,5 +12,7 @@
 // loads the path dictionary, never the documents.
 //
 // An Index is safe for concurrent use: lookups run while a mutation
-// indexes, and see only committed paths.
+// indexes, and see only committed paths. The bitmaps lookups return are
+// read-only: one may be the index's cached posting list, shared by every
+// query that reads it; Clone it to modify it.
 package index

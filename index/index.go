@@ -12,7 +12,8 @@ import (
 const Version = "aqlstore.index.v2"
 
 // Index maintains the postings of one store and answers lookups. It
-// implements store.Indexer.
+// implements store.Indexer. The bitmaps lookups return are read-only
+// (see the package documentation).
 type Index struct {
 	r *store.IndexReader
 

@@ -68,6 +68,8 @@ func (ix *Index) ArrayChildren(ids []uint32) []uint32 {
 	return out
 }
 
+// bitmap returns the posting list at key. The caller must not modify it:
+// it may be the one the cache holds, shared by every query that reads it.
 func (ix *Index) bitmap(key []byte) (*roaring.Bitmap, error) {
 	if !cacheable(key) {
 		return ix.r.Bitmap(key)
@@ -96,18 +98,24 @@ func (ix *Index) union(ids []uint32, key func(id uint32) []byte) (*roaring.Bitma
 	return out.bitmap(), nil
 }
 
-// orInto unites bitmaps the caller owns (bitmap returns a copy of what
-// the cache holds) into the first of them, rather than copying each into
-// a new one: a point query's universe ORs the kind and owner postings of
-// the whole store, a few containers per 65,536 documents.
-type orInto struct{ bm *roaring.Bitmap }
+// orInto unites posting lists without copying the first: a union of one
+// list (a point query's universe is often one kind and one owner) is that
+// list itself, shared with the cache; the second allocates the union, and
+// every further one is ORed into it.
+type orInto struct {
+	bm    *roaring.Bitmap
+	owned bool // bm is the union's own, not a list that may be shared
+}
 
 func (u *orInto) or(bm *roaring.Bitmap) {
-	if u.bm == nil {
+	switch {
+	case u.bm == nil:
 		u.bm = bm
-		return
+	case !u.owned:
+		u.bm, u.owned = roaring.Or(u.bm, bm), true
+	default:
+		u.bm.Or(bm)
 	}
-	u.bm.Or(bm)
 }
 
 // bitmap is the union, empty when nothing was ORed.
@@ -143,10 +151,10 @@ func (ix *Index) Eq(ids []uint32, v any) (*roaring.Bitmap, bool, error) {
 		return bm, exact, err
 	}
 	long, err := ix.Long(ids)
-	if err == nil {
-		bm.Or(long)
+	if err != nil {
+		return nil, false, err
 	}
-	return bm, false, err
+	return roaring.Or(bm, long), false, nil
 }
 
 // eqValue returns the posting suffix of a scalar and whether the posting
@@ -277,7 +285,7 @@ func (ix *Index) gramsAt(id uint32, needle string) (*roaring.Bitmap, error) {
 		if acc == nil {
 			acc = bm
 		} else {
-			acc.And(bm)
+			acc = roaring.And(acc, bm) // neither may be modified (bitmap)
 		}
 		if acc.IsEmpty() {
 			break
