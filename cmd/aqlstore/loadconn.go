@@ -97,13 +97,18 @@ func (c *loadConn) exchange(body []byte, resp *bytes.Buffer) (int, error) {
 		return 0, err
 	}
 	status, length, chunked, err := c.readHead()
+	for err == nil && status < 200 { // an interim answer (103 Early Hints): the final one follows
+		status, length, chunked, err = c.readHead()
+	}
 	if err != nil {
 		return 0, err
 	}
-	if chunked {
+	switch {
+	case status == 204 || status == 304: // no body (RFC 9112 §6.3)
+		return status, nil
+	case chunked:
 		return status, c.readChunked(resp)
-	}
-	if length < 0 {
+	case length < 0:
 		return 0, fmt.Errorf("%w: neither Content-Length nor chunked", errLoadResponse)
 	}
 	_, err = io.CopyN(resp, c.r, length)

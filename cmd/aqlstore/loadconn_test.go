@@ -124,6 +124,26 @@ func rawServer(t *testing.T, reply string) string {
 	return ln.Addr().String()
 }
 
+func TestLoadConnAnswersWithoutBody(t *testing.T) {
+	for _, tc := range []struct {
+		reply  string
+		status int
+	}{
+		{"HTTP/1.1 204 No Content\r\n\r\n", 204},
+		{"HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n", 304},
+		{"HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 200},
+	} {
+		addr := rawServer(t, tc.reply)
+		c := newLoadConn(addr, addr, "/oap/intent", "")
+		var resp bytes.Buffer
+		status, err := c.post(context.Background(), nil, &resp)
+		c.close()
+		if err != nil || status != tc.status || (status == 200) != (resp.String() == "ok") {
+			t.Fatalf("answer %q: status %d, body %q, %v; want %d", tc.reply, status, resp.String(), err, tc.status)
+		}
+	}
+}
+
 func TestLoadConnMalformedAnswers(t *testing.T) {
 	for _, reply := range []string{
 		"",
