@@ -3,7 +3,11 @@ package index
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
@@ -146,5 +150,53 @@ func TestUnionLeavesCachedPostings(t *testing.T) {
 				t.Fatalf("kinds %v: %d documents, want %d: a union changed a cached list", tc.kinds, got, tc.want)
 			}
 		}
+	}
+}
+
+// TestSharedPostingsConcurrentReads has many queries read the same cached
+// lists at once, as the planner does (unions, intersections, counts,
+// iteration); `make race` checks that reading a shared bitmap writes
+// nothing in it, and every reader must see the same counts throughout.
+func TestSharedPostingsConcurrentReads(t *testing.T) {
+	s, ix := openIndexed(t)
+	ctx := context.Background()
+	for i := range 50 {
+		put(t, s, ctx, fmt.Sprintf(`{"offer_id":"o%d"}`, i))
+		put(t, s, ctx, fmt.Sprintf(`{"node_id":"n%d"}`, i))
+	}
+	kinds := []canon.Kind{canon.KindOffer, canon.KindKnowledge}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				offers, err := ix.Kinds(kinds[:1])
+				if err != nil {
+					errs <- err
+					return
+				}
+				both, _ := ix.Kinds(kinds)
+				public, _ := ix.Owners([]string{store.Public})
+				all, _ := ix.All()
+				n := 0
+				for it := offers.Iterator(); it.HasNext(); it.Next() {
+					n++
+				}
+				got := []uint64{offers.GetCardinality(), both.GetCardinality(), roaring.And(public, both).GetCardinality(),
+					roaring.FastOr(offers, all).GetCardinality(), roaring.FastAnd(offers, public, all).GetCardinality(),
+					all.AndCardinality(offers), uint64(n)}
+				if !slices.Equal(got, []uint64{50, 100, 100, 100, 50, 50, 50}) {
+					errs <- fmt.Errorf("counts %v", got)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }
