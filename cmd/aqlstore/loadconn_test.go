@@ -93,35 +93,29 @@ func TestLoadConnExchanges(t *testing.T) {
 	}
 }
 
-// rawServer answers every connection's first request with reply, then
-// closes it.
-func rawServer(t *testing.T, reply string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
+// postTo posts once over a connection whose server reads the request's
+// head, answers reply and closes; within 10 s. The connection is returned
+// as post left it.
+func postTo(reply []byte) (c *loadConn, status int, body string, err error) {
+	client, srv := net.Pipe()
 	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
+		defer srv.Close()
+		r := bufio.NewReader(srv)
+		for { // the request's head; the tests post an empty body
+			line, err := r.ReadString('\n')
+			if err != nil || line == "\r\n" {
+				break
 			}
-			go func() {
-				defer conn.Close()
-				r := bufio.NewReader(conn)
-				for { // the request's head; the tests post an empty body
-					line, err := r.ReadString('\n')
-					if err != nil || line == "\r\n" {
-						break
-					}
-				}
-				_, _ = io.WriteString(conn, reply)
-			}()
 		}
+		_, _ = srv.Write(reply)
 	}()
-	return ln.Addr().String()
+	c = newLoadConn("pipe", "pipe", "/oap/intent", "")
+	c.conn, c.r = client, bufio.NewReaderSize(client, 16<<10)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var resp bytes.Buffer
+	status, err = c.post(ctx, nil, &resp)
+	return c, status, resp.String(), err
 }
 
 func TestLoadConnAnswersWithoutBody(t *testing.T) {
@@ -133,13 +127,10 @@ func TestLoadConnAnswersWithoutBody(t *testing.T) {
 		{"HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n", 304},
 		{"HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 200},
 	} {
-		addr := rawServer(t, tc.reply)
-		c := newLoadConn(addr, addr, "/oap/intent", "")
-		var resp bytes.Buffer
-		status, err := c.post(context.Background(), nil, &resp)
+		c, status, body, err := postTo([]byte(tc.reply))
 		c.close()
-		if err != nil || status != tc.status || (status == 200) != (resp.String() == "ok") {
-			t.Fatalf("answer %q: status %d, body %q, %v; want %d", tc.reply, status, resp.String(), err, tc.status)
+		if err != nil || status != tc.status || (status == 200) != (body == "ok") {
+			t.Fatalf("answer %q: status %d, body %q, %v; want %d", tc.reply, status, body, err, tc.status)
 		}
 	}
 }
@@ -159,12 +150,7 @@ func TestLoadConnMalformedAnswers(t *testing.T) {
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n",
 		"HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 20<<10) + "\r\n\r\n",
 	} {
-		addr := rawServer(t, reply)
-		c := newLoadConn(addr, addr, "/oap/intent", "")
-		var resp bytes.Buffer
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		status, err := c.post(ctx, nil, &resp)
-		cancel()
+		c, status, _, err := postTo([]byte(reply))
 		if err == nil {
 			t.Fatalf("answer %.40q: status %d and no error", reply, status)
 		}
@@ -221,12 +207,11 @@ func BenchmarkLoadClient(b *testing.B) {
 		}
 	})
 	b.Run("net-http", func(b *testing.B) {
-		lt := &loadtestCommand{url: ts.URL}
-		hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+		h := httpPost{hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}, endpoint: ts.URL + "/oap/intent"}
 		var resp bytes.Buffer
 		for b.Loop() {
 			resp.Reset()
-			if st, err := lt.post(context.Background(), hc, body, &resp); err != nil || st != http.StatusOK {
+			if st, err := h.post(context.Background(), body, &resp); err != nil || st != http.StatusOK {
 				b.Fatal(st, err)
 			}
 		}
@@ -250,24 +235,7 @@ func FuzzLoadConnAnswer(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, reply []byte) {
-		client, srv := net.Pipe()
-		go func() {
-			defer srv.Close()
-			r := bufio.NewReader(srv)
-			for {
-				line, err := r.ReadString('\n')
-				if err != nil || line == "\r\n" {
-					break
-				}
-			}
-			_, _ = srv.Write(reply)
-		}()
-		c := newLoadConn("pipe", "pipe", "/oap/intent", "")
-		c.conn, c.r = client, bufio.NewReaderSize(client, 16<<10)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		var resp bytes.Buffer
-		status, err := c.post(ctx, nil, &resp)
+		c, status, _, err := postTo(reply)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			t.Fatalf("answer %q: hung until the deadline", reply)
 		}

@@ -201,6 +201,7 @@ func (c *loadtestCommand) load(ctx context.Context, bodies bodyFunc) *loadResult
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.concurrency, MaxIdleConns: c.concurrency}}
 	u, _ := url.Parse(c.url) // check accepted it
 	path := strings.TrimSuffix(u.Path, "/") + "/oap/intent"
+	viaHTTP := httpPost{hc: hc, endpoint: strings.TrimSuffix(c.url, "/") + "/oap/intent", token: c.token}
 	var sent atomic.Int64
 	var mu sync.Mutex
 	res := &loadResult{statuses: map[int]int{}}
@@ -211,9 +212,7 @@ func (c *loadtestCommand) load(ctx context.Context, bodies bodyFunc) *loadResult
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
-			post := func(ctx context.Context, body []byte, resp *bytes.Buffer) (int, error) {
-				return c.post(ctx, hc, body, resp)
-			}
+			post := viaHTTP.post
 			if u.Scheme == "http" {
 				lc := newLoadConn(hostPort(u), u.Host, path, c.token)
 				defer lc.close()
@@ -275,18 +274,25 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), "80")
 }
 
-// post sends one request through net/http (an https URL), reads the
-// answer into resp and returns the status, or the transport error.
-func (c *loadtestCommand) post(ctx context.Context, hc *http.Client, body []byte, resp *bytes.Buffer) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.url, "/")+"/oap/intent", bytes.NewReader(body))
+// httpPost posts through net/http: an https URL's workers.
+type httpPost struct {
+	hc       *http.Client
+	endpoint string // the intent endpoint's URL
+	token    string
+}
+
+// post sends one request, reads the answer into resp and returns the
+// status, or the transport error.
+func (h httpPost) post(ctx context.Context, body []byte, resp *bytes.Buffer) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/oap+json")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+	if h.token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.token)
 	}
-	r, err := hc.Do(req)
+	r, err := h.hc.Do(req)
 	if err != nil {
 		return 0, err
 	}
