@@ -46,16 +46,14 @@ func (s *Store) Prewarm(ctx context.Context, progress func(PrewarmStats)) (Prewa
 		st.Full = float64(st.CacheBytes) >= prewarmFull*float64(st.CacheLimit)
 		return st.Full
 	}
-	var keys, bytes int64 // since the last look
+	nextKeys, nextBytes := int64(prewarmKeys), int64(prewarmBytes) // where the next look falls
 	err := s.kv.readAll(func(keyLen, valueLen int) (bool, error) {
 		st.Keys++
 		st.Bytes += int64(keyLen + valueLen)
-		keys++
-		bytes += int64(keyLen + valueLen)
-		if keys < prewarmKeys && bytes < prewarmBytes {
+		if st.Keys < nextKeys && st.Bytes < nextBytes {
 			return true, nil
 		}
-		keys, bytes = 0, 0
+		nextKeys, nextBytes = st.Keys+prewarmKeys, st.Bytes+prewarmBytes
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
