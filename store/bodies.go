@@ -19,8 +19,6 @@ type bodies struct {
 	points bool    // every blob by a point read: a handful of scattered reads (readFew)
 }
 
-func newBodies(v *view) (*bodies, error) { return &bodies{v: v}, nil }
-
 func (b *bodies) close() {
 	if b.cur != nil {
 		_ = b.cur.close()
@@ -55,10 +53,7 @@ func (b *bodies) get(key, dst []byte) ([]byte, bool, error) {
 // closes both.
 func (s *Store) read(fn func(v *view, bs *bodies) error) error {
 	return s.readView(func(v *view) error {
-		bs, err := newBodies(v)
-		if err != nil {
-			return err
-		}
+		bs := &bodies{v: v}
 		defer bs.close()
 		return fn(v, bs)
 	})
