@@ -88,28 +88,19 @@ func (c *grantsCommand) run(ctx context.Context, idText string) error {
 	return nil
 }
 
-// ownerArgs checks what every grant command needs before the store is
-// opened: an owner (--as) and a content id.
-// openOwned checks the arguments (ownerArgs) and opens the store.
+// openOwned checks what every grant command needs before the store is
+// opened, an owner (--as) and a content id, and opens the store.
 func openOwned(m *Main, idText string) (*store.Store, canon.ContentID, error) {
-	id, err := ownerArgs(m, idText)
-	if err != nil {
-		return nil, id, err
-	}
-	s, err := m.open()
-	return s, id, err
-}
-
-func ownerArgs(m *Main, idText string) (canon.ContentID, error) {
 	if m.asDID == "" {
-		return canon.ContentID{}, usageError{errors.New("give --as DID: grants are made by a document's owner, a tenant " +
-			"(public documents are visible to every reader already)")}
+		return nil, canon.ContentID{}, usageError{errors.New("give --as DID: grants are made by a document's owner, a " +
+			"tenant (public documents are visible to every reader already)")}
 	}
 	id, err := canon.ParseContentID(idText)
 	if err != nil {
-		return id, usageError{fmt.Errorf("CONTENT-ID: %w", err)}
+		return nil, id, usageError{fmt.Errorf("CONTENT-ID: %w", err)}
 	}
-	return id, nil
+	s, err := m.open()
+	return s, id, err
 }
 
 // grantError says what a not-found grant means: the document is not one
