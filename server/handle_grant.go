@@ -100,7 +100,7 @@ func (s *Server) grantFailed(w http.ResponseWriter, r *http.Request, c caller, i
 			" (the grantee is the last path segment, percent-encoded: "+pathDocuments+"/{id}"+pathGrantsSuffix+"/{tenant DID})"))
 	default:
 		s.cfg.Logger.Error("grant", "err", err)
-		s.writeProblem(w, r, internalError())
+		s.writeProblem(w, r, storeFailure(err)) // a disk fault is 503, damage 500, as for every store write
 	}
 	return true
 }

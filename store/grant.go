@@ -202,6 +202,7 @@ func (s *Store) changeGrant(ctx context.Context, ref Ref, grantee string, grant 
 	}
 	m := s.newMutation(ctx)
 	docs, err := ownedDocs(m.b, ref, owner)
+	anyChanged := false
 	for i := 0; err == nil && i < len(docs); i++ {
 		d := &docs[i]
 		var changed bool
@@ -213,6 +214,7 @@ func (s *Store) changeGrant(ctx context.Context, ref Ref, grantee string, grant 
 			changed, err = m.revoke(d.num, &d.rec, grantee)
 		}
 		if changed {
+			anyChanged = true
 			m.appendReceipt(Receipt{Principal: m.principal, Op: op, Kind: d.rec.kind, Owner: owner, Num: d.num,
 				HashBefore: d.rec.id.String(), HashAfter: d.rec.id.String(), Grantee: GranteeHash(grantee)})
 		}
@@ -223,8 +225,12 @@ func (s *Store) changeGrant(ctx context.Context, ref Ref, grantee string, grant 
 	}
 	err = m.finish()
 	// After the commit: a reader that loaded the old bitmap meanwhile
-	// cannot store it any more (grantCache.put checks the generation).
-	s.grants.invalidate()
+	// cannot store it any more (grantCache.put checks the generation). A
+	// grant or revoke that changed nothing commits nothing and keeps the
+	// cache.
+	if anyChanged {
+		s.grants.invalidate()
+	}
 	return err
 }
 
