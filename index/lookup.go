@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"time"
@@ -322,4 +323,46 @@ func (ix *Index) Owners(owners []string) (*roaring.Bitmap, error) {
 	}
 	return out.bitmap(), nil
 }
+
+// Visible returns the documents of any of the kinds owned by any of the
+// owners: Owners(owners) ∩ Kinds(kinds), the universe of a query. Every
+// query of a reader computes the same one from bitmaps of a million
+// documents, so it is kept in the posting cache, under the same rule:
+// until the next commit. The caller must not modify it.
+func (ix *Index) Visible(owners []string, kinds []canon.Kind) (*roaring.Bitmap, error) {
+	key := visibleKey(owners, kinds)
+	bm, gen := ix.cache.get(key)
+	if bm != nil {
+		return bm, nil
+	}
+	byOwner, err := ix.Owners(owners)
+	if err != nil {
+		return nil, err
+	}
+	byKind, err := ix.Kinds(kinds)
+	if err != nil {
+		return nil, err
+	}
+	bm = roaring.And(byOwner, byKind)
+	ix.cache.put(key, bm, gen)
+	return bm, nil
+}
+
+// visibleKey is Visible's cache key: a prefix no posting key has (they
+// begin with store.IndexPrefix), then each owner and each kind with its
+// length, so no two lists share a key.
+func visibleKey(owners []string, kinds []canon.Kind) []byte {
+	key := []byte{0, 'V'}
+	key = binary.AppendUvarint(key, uint64(len(owners)))
+	for _, o := range owners {
+		key = binary.AppendUvarint(key, uint64(len(o)))
+		key = append(key, o...)
+	}
+	for _, k := range kinds {
+		key = binary.AppendUvarint(key, uint64(len(k)))
+		key = append(key, k...)
+	}
+	return key
+}
+
 func decodePosting(v []byte) (*roaring.Bitmap, error) { return store.DecodeBitmap(v) }

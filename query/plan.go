@@ -20,7 +20,7 @@ import (
 // conservative, RFC 0020 A.3 R2). Candidates are checked exactly either way.
 type Plan struct {
 	Root       *PlanNode
-	Universe   *roaring.Bitmap // visible documents of the intent's kinds
+	Universe   *roaring.Bitmap // visible documents of the intent's kinds; read-only (may be shared)
 	Candidates *roaring.Bitmap // Root ∩ Universe
 	Sequential bool            // fetch by walking the store rather than by lookups
 }
@@ -68,31 +68,32 @@ func PlanIntent(s *store.Store, ix *index.Index, in *aql.Intent, principal strin
 }
 
 // universe is every document of the kinds that principal may see: public,
-// its own, and those granted to it. The granted bitmap may still hold
-// deleted documents (store.Granted); the kind postings hold live ones only.
+// its own, and those granted to it. It may be shared with the index's
+// cache (index.Visible): nobody modifies it. The granted bitmap may still
+// hold deleted documents (store.Granted); the kind postings hold live
+// ones only.
 func universe(s *store.Store, ix *index.Index, principal string, kinds []canon.Kind) (*roaring.Bitmap, error) {
 	owners := []string{store.Public}
 	if principal != store.Public {
 		owners = append(owners, principal)
 	}
-	byOwner, err := ix.Owners(owners)
+	u, err := ix.Visible(owners, kinds)
+	if err != nil || principal == store.Public {
+		return u, err
+	}
+	granted, err := s.Granted(principal)
 	if err != nil {
 		return nil, err
 	}
-	if principal != store.Public {
-		granted, err := s.Granted(principal)
-		if err != nil {
-			return nil, err
-		}
-		if !granted.IsEmpty() { // a reader without grants costs what it did before grants
-			byOwner = roaring.Or(byOwner, granted)
-		}
+	if granted.IsEmpty() { // a reader without grants costs what it did before grants
+		return u, nil
 	}
 	byKind, err := ix.Kinds(kinds)
 	if err != nil {
 		return nil, err
 	}
-	return roaring.And(byOwner, byKind), nil
+	// (owners ∪ granted) ∩ kinds = (owners ∩ kinds) ∪ (granted ∩ kinds)
+	return roaring.Or(u, roaring.And(granted, byKind)), nil
 }
 
 func (p *planner) node(n *aql.Node) (*PlanNode, error) {
