@@ -48,6 +48,45 @@ func BenchmarkDecodeStoredManifest(b *testing.B) {
 	}
 }
 
+// BenchmarkDecode compares Decode's one-pass path with the token decoder
+// it falls back on, on a point-query intent (what the server decodes per
+// query) and on generated manifests (what a put decodes).
+func BenchmarkDecode(b *testing.B) {
+	intent := []byte(`{"category":"discovery","constraints":{"operator":"eq","path":"/tool/id","value":"tool-1-4711"},` +
+		`"intent_id":"urn:oap:intent:loadtest","issuer_did":"did:web:loadtest.example",` +
+		`"projection":{"include":["/tool/name"]},"signature":{"alg":"EdDSA","value":"unsigned"},` +
+		`"validity":{"from":"2026-05-01T00:00:00Z","to":"2026-06-01T00:00:00Z"}}`)
+	manifests := make([][]byte, 200)
+	for i := range manifests {
+		manifests[i], _ = corpus.Document("manifest", 1, i, nil)
+	}
+	l := DefaultLimits()
+	for _, input := range []struct {
+		name string
+		docs [][]byte
+	}{{"intent", [][]byte{intent}}, {"manifest", manifests}} {
+		for _, path := range []struct {
+			name   string
+			decode func([]byte) bool
+		}{
+			{"one-pass", func(d []byte) bool { _, ok := decodeFast(d, l); return ok }},
+			{"tokens", func(d []byte) bool { _, err := decodeTokens(d, l); return err == nil }},
+		} {
+			b.Run(input.name+"/"+path.name, func(b *testing.B) {
+				n := 0
+				for i := 0; b.Loop(); i++ {
+					d := input.docs[i%len(input.docs)]
+					n += len(d)
+					if !path.decode(d) {
+						b.Fatalf("%s did not decode %.80s", path.name, d)
+					}
+				}
+				b.SetBytes(int64(n / b.N))
+			})
+		}
+	}
+}
+
 // BenchmarkCanonicalize measures the put path's canonicalizer against the
 // reference implementation on the same generated manifests: the figure
 // behind using jsontext's RFC 8785 form (the tests hold the two

@@ -67,6 +67,10 @@ func (n Number) String() string { return string(n) }
 // defaults. The input must hold exactly one JSON value (surrounding
 // whitespace allowed). Errors are *SyntaxError values wrapping ErrSyntax,
 // ErrDuplicateName, ErrInvalidUTF8 or ErrLimit.
+//
+// A valid document is read in one pass over its bytes (decodeFast); the
+// rest, and every error, go through jsontext's token decoder, which says
+// where the document is broken.
 func Decode(b []byte, lim *Limits) (any, error) {
 	l := limitsOrDefault(lim)
 	if len(b) > l.MaxBytes {
@@ -74,6 +78,14 @@ func Decode(b []byte, lim *Limits) (any, error) {
 			Reason: fmt.Sprintf("document is %d bytes, over the limit of %d (Limits.MaxBytes)", len(b), l.MaxBytes),
 			Fix:    "split the document or raise the document size limit"}
 	}
+	if v, ok := decodeFast(b, l); ok {
+		return v, nil
+	}
+	return decodeTokens(b, l)
+}
+
+// decodeTokens is Decode through jsontext's token decoder.
+func decodeTokens(b []byte, l Limits) (any, error) {
 	d := decoder{src: b, lim: l, dec: jsontext.NewDecoder(bytes.NewReader(b))}
 	v, err := d.value(0)
 	if err != nil {

@@ -3,6 +3,7 @@ package canon
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/gowebpki/jcs"
@@ -74,6 +75,39 @@ func FuzzDecodeCanonical(f *testing.F) {
 		strict, _ := Decode(c, &Limits{MaxBytes: len(c) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
 		if string(AppendValue(nil, fast)) != string(AppendValue(nil, strict)) {
 			t.Fatalf("%q: fast %v, strict %v", c, fast, strict)
+		}
+	})
+}
+
+// FuzzDecodeFast holds the one-pass decoder to the token decoder: both
+// accept the same documents (the limits here are below fastMaxDepth, the
+// one place the one-pass decoder defers on a valid document), and decode
+// them to the same value (numbers keep their text, so a difference in
+// them shows). Under tight limits too, so that bailing out at a limit is
+// exercised.
+func FuzzDecodeFast(f *testing.F) {
+	fuzzSeeds(f)
+	for _, s := range []string{`{"a":"\u00e9\n","b":-0.5e+7,"c":[{},[],""]}`, "\"caf\xc3\xa9\"", `"\ud800"`,
+		`{"a":1,"a":2}`, `{"\u0061":1,"a":2}`, `[01]`, `1.`, `-`, "\"\x01\"", `"\x"`, "\t[ 1 ,\r\n2 ]\n", `[[[[[1]]]]]`,
+		`{"a":[1,2,3]}`, "\xef\xbb\xbf{}", `nul`, `[1,]`, `{"a":1,}`, `{"a" 1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, l := range []Limits{DefaultLimits(), {MaxBytes: 1 << 20, MaxDepth: 2, MaxMembers: 2}} {
+			fast, ok := decodeFast(b, l)
+			slow, err := decodeTokens(b, l)
+			if !ok {
+				if err == nil {
+					t.Fatalf("%q under %+v: the one-pass decoder defers a valid document", b, l)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%q under %+v: the one-pass decoder accepts what the token decoder rejects: %v", b, l, err)
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("%q under %+v: one-pass %#v, tokens %#v", b, l, fast, slow)
+			}
 		}
 	})
 }
