@@ -32,6 +32,7 @@ type serveCommand struct {
 	maxBody   int64
 	cpuProf   string
 	prewarm   bool
+	logs      *logBuffer    // the JSON log's batching (logbuf.go)
 	timeouts  server.Config // only the timeout fields are read
 	limits    server.Config // only the limit fields are read (limitFlags)
 }
@@ -88,6 +89,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer c.logs.Close()      // last: after the server's and the store's final lines
 	c.m.storeLog = cfg.Logger // the server's JSON log, so a store error reads like the rest
 	s, err := c.m.open()
 	if err != nil {
@@ -167,7 +169,8 @@ func (c *serveCommand) config() (server.Config, error) {
 	if c.rate == 0 {
 		cfg.RateLimit = -1
 	}
-	cfg.Logger = slog.New(slog.NewJSONHandler(c.m.Stderr, nil))
+	c.logs = newLogBuffer(c.m.Stderr, logFlushEvery)
+	cfg.Logger = slog.New(logHandler{Handler: slog.NewJSONHandler(c.logs, nil), b: c.logs})
 	var err error
 	if c.authFile != "" {
 		if cfg.Auth, err = server.LoadAuth(c.authFile); err != nil {
