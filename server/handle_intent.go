@@ -116,9 +116,14 @@ func planKind(p *query.Plan) string {
 // intent's verified issuer, else as the authenticated caller (bearer
 // token or signed request), else as public (query.Options.Principal).
 func (s *Server) queryOptions(r *http.Request) (*query.Options, *problem) {
-	o := &query.Options{Signer: s.cfg.Signer, Keys: s.cfg.Keys, At: s.cfg.Now(), Cursor: r.URL.Query().Get("cursor"),
+	o := &query.Options{Signer: s.cfg.Signer, Keys: s.cfg.Keys, At: s.cfg.Now(),
 		Principal: callerOf(r).tenant, MaxRejected: s.cfg.MaxRejected}
-	if ps := r.URL.Query().Get("page_size"); ps != "" {
+	if r.URL.RawQuery == "" { // the common case: nothing to parse
+		return o, nil
+	}
+	q := r.URL.Query()
+	o.Cursor = q.Get("cursor")
+	if ps := q.Get("page_size"); ps != "" {
 		n, err := strconv.Atoi(ps)
 		if err != nil || n < 1 || n > s.cfg.MaxPageSize {
 			p := pageSizeProblem(ps, s.cfg.MaxPageSize)
