@@ -6,7 +6,7 @@ FUZZTIME ?= 10s
 FUZZMINTIME ?= 5s
 PKGS    := ./...
 
-.PHONY: all build test test-long crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-point bench-1m lint staticcheck demo serve loadtest clean
+.PHONY: all build test test-long crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-point bench-1m lint staticcheck demo serve loadtest loadtest-corpus clean
 
 all: build
 
@@ -132,6 +132,21 @@ serve: build
 LOADTEST_FLAGS ?= --duration 10s --requests 1000000
 loadtest: build
 	$(BIN) loadtest --url http://$(ADDR) $(LOADTEST_FLAGS)
+
+## loadtest-corpus: the 1,000,000 generated manifests the load test is measured
+## on, stored and compacted into $(LOADTEST_DIR) (about 10 minutes and 1.1 GB;
+## built once: remove the directory to build it again). Then, in two shells:
+##   make serve DIR=$(LOADTEST_DIR) SERVE_FLAGS="--rate-limit=0 --cache 8GiB --prewarm"
+##   make loadtest LOADTEST_FLAGS="--lookups 1000000 --concurrency 4 --duration 15s --requests 1000000"
+LOADTEST_DIR  ?= $(CURDIR)/bench/results/tmp/loadtest-1m
+LOADTEST_DOCS ?= 1000000
+loadtest-corpus: build
+	@if [ -e $(LOADTEST_DIR)/.complete ]; then echo "$(LOADTEST_DIR) holds the corpus already"; exit 0; fi; \
+	set -e; rm -rf $(LOADTEST_DIR); \
+	$(BIN) --dir $(LOADTEST_DIR) init; \
+	$(BIN) gen --kind manifest -n $(LOADTEST_DOCS) --seed 1 | $(BIN) --dir $(LOADTEST_DIR) put -; \
+	$(BIN) --dir $(LOADTEST_DIR) compact; \
+	touch $(LOADTEST_DIR)/.complete
 
 clean:
 	rm -rf bin $(DIR)
