@@ -22,8 +22,8 @@ type logBuffer struct {
 	buf     []byte
 	every   time.Duration // the longest a line waits (logFlushEvery)
 	timer   *time.Timer   // flushes a pending buffer
-	pending bool        // buf holds lines and timer is set for them
-	closed  bool        // Close ran: write through from now on
+	pending bool          // buf holds lines and timer is set for them
+	closed  bool          // Close ran: write through from now on
 }
 
 const (
