@@ -39,12 +39,12 @@ func TestCachedPostingsFollowCommits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		visible, err := ix.Visible([]string{"did:web:other.example", store.Public}, []canon.Kind{canon.KindManifest, canon.KindOffer})
+		visible, err := ix.Public([]canon.Kind{canon.KindManifest, canon.KindOffer})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for name, got := range map[string]uint64{"kind": kinds.GetCardinality(), "owner": owners.GetCardinality(),
-			"all": all.GetCardinality(), "exists": exists.GetCardinality(), "visible": visible.GetCardinality()} {
+			"all": all.GetCardinality(), "exists": exists.GetCardinality(), "public": visible.GetCardinality()} {
 			if got != want {
 				t.Errorf("%s: %s has %d documents, want %d", what, name, got, want)
 			}
@@ -56,10 +56,10 @@ func TestCachedPostingsFollowCommits(t *testing.T) {
 		if again != all {
 			t.Errorf("%s: the every-document bitmap was copied, not shared from the cache", what)
 		}
-		if v, err := ix.Visible([]string{"did:web:other.example", store.Public}, []canon.Kind{canon.KindManifest, canon.KindOffer}); err != nil || v != visible {
-			t.Errorf("%s: the visible documents were computed again, not shared from the cache (%v)", what, err)
+		if v, err := ix.Public([]canon.Kind{canon.KindManifest, canon.KindOffer}); err != nil || v != visible {
+			t.Errorf("%s: the public documents were computed again, not shared from the cache (%v)", what, err)
 		}
-		if v, err := ix.Visible([]string{store.Public}, []canon.Kind{canon.KindManifest}); err != nil || !v.IsEmpty() {
+		if v, err := ix.Public([]canon.Kind{canon.KindManifest}); err != nil || !v.IsEmpty() {
 			t.Errorf("%s: public manifests: %v, %v; want none (another key's entry answered)", what, v, err)
 		}
 	}
@@ -121,13 +121,13 @@ func TestCachesUnderConcurrentCommits(t *testing.T) {
 		if _, err := ix.Kinds([]canon.Kind{canon.KindOffer}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ix.Visible([]string{store.Public}, []canon.Kind{canon.KindOffer}); err != nil {
+		if _, err := ix.Public([]canon.Kind{canon.KindOffer}); err != nil {
 			t.Fatal(err)
 		}
 		paths(t, ix, "/*/v")
 	}
-	if v, err := ix.Visible([]string{store.Public}, []canon.Kind{canon.KindOffer}); err != nil || v.GetCardinality() != docs {
-		t.Fatalf("after the writer: %v visible offers (%v), want %d", v.GetCardinality(), err, docs)
+	if v, err := ix.Public([]canon.Kind{canon.KindOffer}); err != nil || v.GetCardinality() != docs {
+		t.Fatalf("after the writer: %v public offers (%v), want %d", v.GetCardinality(), err, docs)
 	}
 	kinds, err := ix.Kinds([]canon.Kind{canon.KindOffer})
 	if err != nil {

@@ -324,18 +324,20 @@ func (ix *Index) Owners(owners []string) (*roaring.Bitmap, error) {
 	return out.bitmap(), nil
 }
 
-// Visible returns the documents of any of the kinds owned by any of the
-// owners: Owners(owners) ∩ Kinds(kinds), the universe of a query. Every
-// query of a reader computes the same one from bitmaps of a million
-// documents, so it is kept in the posting cache, under the same rule:
-// until the next commit. The caller must not modify it.
-func (ix *Index) Visible(owners []string, kinds []canon.Kind) (*roaring.Bitmap, error) {
-	key := visibleKey(owners, kinds)
+// Public returns the public documents of any of the kinds: Owners
+// ([store.Public]) ∩ Kinds(kinds), the universe every query of an
+// anonymous reader computes from bitmaps as large as the store, and the
+// shared part of every other reader's. It is kept in the posting cache,
+// under the same rule (until the next commit): one entry per list of
+// kinds, that is per intent category, however many tenants read. The
+// caller must not modify it.
+func (ix *Index) Public(kinds []canon.Kind) (*roaring.Bitmap, error) {
+	key := publicKey(kinds)
 	bm, gen := ix.cache.get(key)
 	if bm != nil {
 		return bm, nil
 	}
-	byOwner, err := ix.Owners(owners)
+	byOwner, err := ix.Owners([]string{store.Public})
 	if err != nil {
 		return nil, err
 	}
@@ -348,16 +350,12 @@ func (ix *Index) Visible(owners []string, kinds []canon.Kind) (*roaring.Bitmap, 
 	return bm, nil
 }
 
-// visibleKey is Visible's cache key: a prefix no posting key has (they
-// begin with store.IndexPrefix), then each owner and each kind with its
-// length, so no two lists share a key.
-func visibleKey(owners []string, kinds []canon.Kind) []byte {
-	key := []byte{0, 'V'}
-	key = binary.AppendUvarint(key, uint64(len(owners)))
-	for _, o := range owners {
-		key = binary.AppendUvarint(key, uint64(len(o)))
-		key = append(key, o...)
-	}
+// publicKey is Public's cache key: a prefix no posting key has (they
+// begin with store.IndexPrefix), then each kind with its length, so no
+// two lists share a key.
+func publicKey(kinds []canon.Kind) []byte {
+	key := make([]byte, 0, 64)
+	key = append(key, 0, 'P')
 	for _, k := range kinds {
 		key = binary.AppendUvarint(key, uint64(len(k)))
 		key = append(key, k...)

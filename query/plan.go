@@ -68,32 +68,35 @@ func PlanIntent(s *store.Store, ix *index.Index, in *aql.Intent, principal strin
 }
 
 // universe is every document of the kinds that principal may see: public,
-// its own, and those granted to it. It may be shared with the index's
-// cache (index.Visible): nobody modifies it. The granted bitmap may still
-// hold deleted documents (store.Granted); the kind postings hold live
-// ones only.
+// its own, and those granted to it. The public part is shared with the
+// index's cache (index.Public), and so is the universe of an anonymous
+// reader: nobody modifies it. The granted bitmap may still hold deleted
+// documents (store.Granted); the kind postings hold live ones only.
 func universe(s *store.Store, ix *index.Index, principal string, kinds []canon.Kind) (*roaring.Bitmap, error) {
-	owners := []string{store.Public}
-	if principal != store.Public {
-		owners = append(owners, principal)
-	}
-	u, err := ix.Visible(owners, kinds)
+	public, err := ix.Public(kinds)
 	if err != nil || principal == store.Public {
-		return u, err
+		return public, err
+	}
+	own, err := ix.Owners([]string{principal})
+	if err != nil {
+		return nil, err
 	}
 	granted, err := s.Granted(principal)
 	if err != nil {
 		return nil, err
 	}
-	if granted.IsEmpty() { // a reader without grants costs what it did before grants
-		return u, nil
+	if !granted.IsEmpty() { // a reader without grants costs what it did before grants
+		own = roaring.Or(own, granted)
+	}
+	if own.IsEmpty() {
+		return public, nil
 	}
 	byKind, err := ix.Kinds(kinds)
 	if err != nil {
 		return nil, err
 	}
-	// (owners ∪ granted) ∩ kinds = (owners ∩ kinds) ∪ (granted ∩ kinds)
-	return roaring.Or(u, roaring.And(granted, byKind)), nil
+	// (public ∪ own ∪ granted) ∩ kinds = (public ∩ kinds) ∪ ((own ∪ granted) ∩ kinds)
+	return roaring.Or(public, roaring.And(own, byKind)), nil
 }
 
 func (p *planner) node(n *aql.Node) (*PlanNode, error) {
