@@ -18,6 +18,9 @@
 //   - Options bound the work a hostile intent can cause: its size, the
 //     nodes and depth of its tree, pointer and regex sizes, and the match
 //     timeout set on every compiled regex.
+//   - CompileRegex reads a matches pattern as JavaScript's new RegExp does
+//     without flags, refusing syntax ECMA-262 rejects; MatchString and
+//     MatchUnits search UTF-16 code units, as RegExp.test does.
 //   - ParseInstant and ParseDecimal are the timestamp and exact-decimal
 //     readings that evaluation, ranking and budgets share with parsing.
 //   - Intent.CheckValidity checks the validity window against a clock the
@@ -26,8 +29,8 @@
 // What is accepted beyond the published schema, on purpose: a top-level
 // constraints array, `not` over an array, and the payment_constraints
 // block of RFC 0020 Appendix B.1 on commercial intents. What is refused
-// beyond it: operands of the wrong type for their operator, regexes that
-// do not compile, malformed pointers and intervals, a validity window that
+// beyond it: operands of the wrong type for their operator, patterns that
+// are not ECMA-262 (.NET and PCRE syntax included), malformed pointers and intervals, a validity window that
 // ends before it starts, ranked_top_k without an exact distribution, a
 // subscription without max_event_rate_per_minute. Problem.Schema tells the
 // two kinds of problem apart.

@@ -1,12 +1,11 @@
 package aql
 
 import (
-	"fmt"
+	"errors"
 	"strings"
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
-	"github.com/dlclark/regexp2/v2"
 )
 
 // path compiles a leaf's path. The schema's pattern ^/.* makes "" (which
@@ -131,25 +130,18 @@ func (c *checker) regex(l *Leaf, v any, ptr string) {
 		c.rulef(ptr, CodeLimit, "pattern is %d bytes, over the limit of %d (Options.MaxRegexBytes); shorten it", len(s), c.o.MaxRegexBytes)
 		return
 	}
-	re, err := compileRegex(s)
-	if err != nil {
+	re, err := CompileRegex(s)
+	var syn *ecmaSyntaxError
+	switch {
+	case errors.As(err, &syn): // says what to write instead
+		c.rulef(ptr, CodeBadRegex, "%s is not an ECMA-262 regular expression: %v", quoteShort(s), err)
+		return
+	case err != nil:
 		c.rulef(ptr, CodeBadRegex, "%s is not an ECMA-262 regular expression: %v; fix the pattern (it is searched unanchored, as RegExp.test)", quoteShort(s), err)
 		return
 	}
 	re.MatchTimeout = c.o.RegexTimeout
 	l.Regex = re
-}
-
-// compileRegex compiles in ECMAScript mode without flags, like new
-// RegExp(s). The pattern comes from an untrusted issuer, so a panic in the
-// compiler is turned into an error rather than taking the server down.
-func compileRegex(s string) (re *regexp2.Regexp, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			re, err = nil, fmt.Errorf("the regex compiler failed: %v", r)
-		}
-	}()
-	return regexp2.Compile(s, regexp2.ECMAScript)
 }
 
 var intervalShape = &shape{what: "an interval", fields: []field{

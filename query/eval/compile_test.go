@@ -7,7 +7,6 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/cockroachdb/apd/v3"
-	"github.com/dlclark/regexp2/v2"
 )
 
 // This file is a small, test-only stand-in for the intent compiler of
@@ -189,7 +188,7 @@ func (c testCompiler) regex(l *aql.Leaf) error {
 	if !ok {
 		return wrongType(false, "matches", "a string")
 	}
-	re, err := regexp2.Compile(s, regexp2.ECMAScript)
+	re, err := aql.CompileRegex(s)
 	if err != nil {
 		return err
 	}

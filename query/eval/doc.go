@@ -49,9 +49,10 @@
 //     non-array value: some element equals value; an array v and an array
 //     value: every element of value equals some element of v. Any other
 //     pair is incomparable.
-//   - matches: v must be a string; Leaf.Regex (regexp2, ECMAScript mode,
+//   - matches: v must be a string; Leaf.Regex (aql.CompileRegex,
 //     MatchTimeout set by the compiler) searches it unanchored, as
-//     RegExp.test does.
+//     RegExp.test without flags does: over UTF-16 code units
+//     (aql.MatchString), so "." matches half of an emoji.
 //   - before, after: strict instant comparison; within, outside: v is
 //     inside / outside Leaf.Interval, bounds included. v must be a
 //     timestamp, else incomparable.

@@ -9,7 +9,7 @@ import (
 )
 
 // matches runs the leaf's regex over a string value as RegExp.test does:
-// an unanchored search. The compiler sets MatchTimeout on every regex; a
+// an unanchored search over UTF-16 code units (aql.MatchString). The compiler sets MatchTimeout on every regex; a
 // match that runs out of time or backtracking stack is an unknown answer,
 // reported as such rather than as a plain failure.
 //
@@ -31,7 +31,7 @@ func (s *scan) matches(l *aql.Leaf, v any) outcome {
 		return outTimeout
 	}
 	start := time.Now()
-	found, err := l.Regex.MatchString(str)
+	found, err := aql.MatchString(l.Regex, str)
 	s.regexSpent += time.Since(start)
 	switch {
 	case err == nil:

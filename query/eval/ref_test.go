@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
-	"github.com/dlclark/regexp2/v2"
+	"github.com/aqlstore/aqlstore/query/aql"
 )
 
 // The reference evaluator: deliberately naive and independent of the
@@ -219,9 +219,12 @@ func refMatches(v any, pattern string) bool {
 	if !ok {
 		return false
 	}
-	re := regexp2.MustCompile(pattern, regexp2.ECMAScript)
+	re, err := aql.CompileRegex(pattern)
+	if err != nil {
+		return false
+	}
 	re.MatchTimeout = time.Second
-	found, err := re.MatchString(s)
+	found, err := aql.MatchString(re, s)
 	return err == nil && found
 }
 
