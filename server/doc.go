@@ -10,6 +10,11 @@
 // LoadAuth). README.md in this directory lists every endpoint with a curl
 // example.
 //
+// As an OAP tool it answers POST /oap/invoke, the request envelope of
+// OAP-CORE §6, for the actions describe and resolve_intent
+// (handle_invoke.go), and keeps each call's signed, hash-chained receipt
+// in memory per tenant (receipts.go) for GET /oap/audit.
+//
 // It also speaks the pull mode of the AIDP HTTP binding (draft §22,
 // aidp.go): POST /v1/aidp/intents and POST /v1/aidp/observations store
 // an intent envelope or an observation (201 new, 200 identical again),

@@ -29,7 +29,7 @@ func (s *Server) handleManifest(w http.ResponseWriter, r *http.Request) {
 var ManifestExtensions = []string{
 	"/signature", "/endpoints/intent", "/endpoints/storage_put", "/endpoints/storage_get",
 	"/endpoints/storage_delete", "/endpoints/storage_query", "/endpoints/storage_export", "/endpoints/storage_import",
-	"/endpoints/storage_grant", "/endpoints/storage_grants",
+	"/endpoints/storage_grant", "/endpoints/storage_grants", "/accountability",
 }
 
 // manifest builds the tool manifest.
@@ -57,6 +57,10 @@ func (s *Server) manifest() map[string]any {
 		"jurisdictions": []any{"EU"},
 		"governance": map[string]any{"dispute_resolution_url": s.url(pathManifest),
 			"contact_email": "operator@" + hostOf(did)},
+		// How a tenant recovers its documents and receipt chain: the
+		// signed export, which storage_import reads back.
+		"accountability": map[string]any{"recovery": map[string]any{"export_endpoint": s.url(pathExport),
+			"import_endpoint": s.url(pathImport)}},
 	}
 }
 
@@ -68,10 +72,10 @@ func (s *Server) url(path string) string { return strings.TrimSuffix(s.cfg.Publi
 func (s *Server) endpoints() map[string]any {
 	doc := s.url(pathDocuments + "/{id}")
 	return map[string]any{
-		"invoke":         s.url(pathIntent),
+		"invoke":         s.url(pathInvoke),
 		"stream":         s.url(pathIntent),
 		"subscribe":      s.url(pathSubscribe),
-		"audit":          s.url(pathExport), // the tenant's receipts
+		"audit":          s.url(pathAudit), // receipts of invoke; the store's own are in the export
 		"data_export":    s.url(pathExport),
 		"data_delete":    doc,
 		"incident":       s.url("/healthz"),

@@ -3,6 +3,8 @@ package server
 // Paths of the storage endpoints, shared by the routes and the manifest.
 const (
 	pathIntent    = "/oap/intent"
+	pathInvoke    = "/oap/invoke"
+	pathAudit     = "/oap/audit"
 	pathDocuments = "/storage/documents"
 	pathSubscribe = "/storage/subscribe"
 	pathExport    = "/storage/export"
@@ -19,6 +21,8 @@ func (s *Server) routes() {
 	s.mux.Handle("GET "+pathManifest, s.wrap("manifest", routeOptions{}, s.handleManifest))
 	s.mux.Handle("GET "+pathDID, s.wrap("did", routeOptions{}, s.handleDID))
 	s.mux.Handle("POST "+pathIntent, s.wrap("intent", routeOptions{}, s.handleIntent))
+	s.mux.Handle("POST "+pathInvoke, s.wrap("invoke", routeOptions{}, s.handleInvoke))
+	s.mux.Handle("GET "+pathAudit, s.wrap("audit", routeOptions{}, s.handleAudit))
 	s.mux.Handle("POST "+pathSubscribe, s.wrap("subscribe", routeOptions{}, s.handleSubscribe))
 	s.mux.Handle("POST "+pathDocuments, s.wrap("put", routeOptions{}, s.handlePut))
 	s.mux.Handle("GET "+pathDocuments, s.wrap("lookup", routeOptions{}, s.handleLookup))
