@@ -86,7 +86,7 @@ type Leaf struct {
 	IsTime   bool            // Instant is set
 	Interval Interval        // within, outside
 	Set      []any           // in, not_in: the array's elements
-	Regex    *regexp2.Regexp // matches; MatchTimeout is always set
+	Regex    *regexp2.Regexp // matches (CompileRegex); MatchTimeout is always set; match with MatchString
 	Exists   bool            // exists: the wanted answer
 }
 
