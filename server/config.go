@@ -67,6 +67,10 @@ type Config struct {
 	DIDWeb string
 	// Version is the software version the manifest names.
 	Version string
+	// ConformanceReceipt is an OAP Conformance Receipt of this deployment
+	// (LoadConformanceReceipt), served verbatim at
+	// /oap-conformance-receipt.json; nil answers 404 there.
+	ConformanceReceipt []byte
 	// Logger receives one JSON line per request and the server's events
 	// (default: discard).
 	Logger *slog.Logger

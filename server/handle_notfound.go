@@ -8,7 +8,8 @@ import (
 // allowedMethods lists the methods of each path, for 405 answers.
 var allowedMethods = map[string]string{
 	"/healthz": "GET", "/metrics": "GET", pathManifest: "GET", pathDID: "GET",
-	pathIntent: "POST", pathSubscribe: "POST", pathDocuments: "GET, POST",
+	pathIntent: "POST", pathInvoke: "POST", pathAudit: "GET", pathConformance: "GET",
+	pathSubscribe: "POST", pathDocuments: "GET, POST",
 	pathExport: "GET", pathImport: "POST",
 	pathAIDPIntents: "POST", pathAIDPObservations: "POST", pathAIDPInbox: "GET",
 }

@@ -2,15 +2,16 @@ package server
 
 // Paths of the storage endpoints, shared by the routes and the manifest.
 const (
-	pathIntent    = "/oap/intent"
-	pathInvoke    = "/oap/invoke"
-	pathAudit     = "/oap/audit"
-	pathDocuments = "/storage/documents"
-	pathSubscribe = "/storage/subscribe"
-	pathExport    = "/storage/export"
-	pathImport    = "/storage/import"
-	pathDID       = "/.well-known/did.json"
-	pathManifest  = "/.well-known/oap-tool.json"
+	pathIntent      = "/oap/intent"
+	pathInvoke      = "/oap/invoke"
+	pathAudit       = "/oap/audit"
+	pathConformance = "/oap-conformance-receipt.json"
+	pathDocuments   = "/storage/documents"
+	pathSubscribe   = "/storage/subscribe"
+	pathExport      = "/storage/export"
+	pathImport      = "/storage/import"
+	pathDID         = "/.well-known/did.json"
+	pathManifest    = "/.well-known/oap-tool.json"
 )
 
 // routes registers every endpoint; README.md documents each one.
@@ -23,6 +24,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST "+pathIntent, s.wrap("intent", routeOptions{}, s.handleIntent))
 	s.mux.Handle("POST "+pathInvoke, s.wrap("invoke", routeOptions{}, s.handleInvoke))
 	s.mux.Handle("GET "+pathAudit, s.wrap("audit", routeOptions{}, s.handleAudit))
+	s.mux.Handle("GET "+pathConformance, s.wrap("conformance", routeOptions{}, s.handleConformance))
 	s.mux.Handle("POST "+pathSubscribe, s.wrap("subscribe", routeOptions{}, s.handleSubscribe))
 	s.mux.Handle("POST "+pathDocuments, s.wrap("put", routeOptions{}, s.handlePut))
 	s.mux.Handle("GET "+pathDocuments, s.wrap("lookup", routeOptions{}, s.handleLookup))

@@ -27,6 +27,7 @@ type serveCommand struct {
 	didWeb    string
 	demo      bool
 	demoFile  string
+	receipt   string // a Conformance Receipt to serve
 	rate      float64
 	burst     int
 	maxBody   int64
@@ -54,6 +55,7 @@ func (c *serveCommand) command() *cobra.Command {
 	f.StringVar(&c.trustFile, "trust", "", "trust file mapping intent issuer DIDs to keys")
 	f.StringVar(&c.publicURL, "public-url", "", "the server's public base URL (absolute manifest endpoints, did:web)")
 	f.StringVar(&c.didWeb, "did-web", "", "the did:web published at /.well-known/did.json (default: from --public-url or the address)")
+	f.StringVar(&c.receipt, "conformance-receipt", "", "an OAP Conformance Receipt (attest.js's output) to serve at /oap-conformance-receipt.json")
 	f.BoolVar(&c.demo, "demo", true, "load a demo corpus into an empty store")
 	f.StringVar(&c.demoFile, "demo-file", "testdata/demo/candidates.json", "extra demo documents (a JSON array), when the file exists")
 	f.Float64Var(&c.rate, "rate-limit", server.DefaultRateLimit, "requests per second per caller (0: no limit)")
@@ -174,6 +176,11 @@ func (c *serveCommand) config() (server.Config, error) {
 	var err error
 	if c.authFile != "" {
 		if cfg.Auth, err = server.LoadAuth(c.authFile); err != nil {
+			return cfg, err
+		}
+	}
+	if c.receipt != "" {
+		if cfg.ConformanceReceipt, err = server.LoadConformanceReceipt(c.receipt); err != nil {
 			return cfg, err
 		}
 	}
