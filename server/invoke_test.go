@@ -132,6 +132,13 @@ func TestInvokeRefusals(t *testing.T) {
 			t.Errorf("%s: %d %s; want %d with %s", c.body, status, body, c.status, c.want)
 		}
 	}
+	for _, c := range []struct{ method, path, allow string }{
+		{"GET", pathInvoke, "POST"}, {"POST", pathAudit, "GET"}, {"DELETE", pathConformance, "GET"},
+	} {
+		if status, h, _ := ts.do(c.method, c.path, "", "", nil); status != 405 || h.Get("Allow") != c.allow {
+			t.Errorf("%s %s: %d, Allow %q; want 405, Allow %s", c.method, c.path, status, h.Get("Allow"), c.allow)
+		}
+	}
 }
 
 // TestInvokeResolveIntent: resolve_intent through invoke answers the
