@@ -203,3 +203,32 @@ func validate(t *testing.T, sch *jsonschema.Schema, v any) {
 		t.Fatalf("%v\n%s", err, canon.AppendValue(nil, v))
 	}
 }
+
+// TestInvocationReceiptsKeepTheLast1000: past maxInvocationReceipts the
+// oldest receipt drops off; the chain goes on unbroken, and ?limit=
+// keeps the newest.
+func TestInvocationReceiptsKeepTheLast1000(t *testing.T) {
+	ts := startServer(t, nil)
+	var ids []any
+	for i := 0; i <= maxInvocationReceipts; i++ {
+		rec := ts.srv.invocations.append(ts.srv, "did:web:t.example", invocation{principal: "did:web:p.example",
+			agent: "did:web:a.example", action: "describe", input: map[string]any{}, output: map[string]any{}})
+		ids = append(ids, rec["receipt_id"])
+	}
+	list := ts.srv.invocations.list("did:web:t.example", "", maxInvocationReceipts)
+	if len(list) != maxInvocationReceipts || list[0].(map[string]any)["receipt_id"] != ids[1] ||
+		list[len(list)-1].(map[string]any)["receipt_id"] != ids[maxInvocationReceipts] {
+		t.Fatalf("kept %d receipts, first %v; want %d from %v", len(list), list[0].(map[string]any)["receipt_id"], maxInvocationReceipts, ids[1])
+	}
+	for i := 1; i < len(list); i++ {
+		if prev, rec := list[i-1].(map[string]any), list[i].(map[string]any); rec["previous_receipt_hash"] != receiptHash(prev) {
+			t.Fatalf("receipt %d does not name the one before", i)
+		}
+	}
+	if last := ts.srv.invocations.list("did:web:t.example", "", 1); len(last) != 1 || last[0].(map[string]any)["receipt_id"] != ids[maxInvocationReceipts] {
+		t.Fatalf("limit 1: %v", last)
+	}
+	if other := ts.srv.invocations.list("did:web:other.example", "", 10); len(other) != 0 {
+		t.Fatalf("another tenant sees %d receipts", len(other))
+	}
+}

@@ -71,7 +71,9 @@ func (l *invocationLog) append(s *Server, tenant string, inv invocation) map[str
 	sum := sha256.Sum256(body)
 	c.lastHash, c.lastAt = "sha256:"+hex.EncodeToString(sum[:]), at
 	if len(c.receipts) == maxInvocationReceipts {
-		c.receipts = append(c.receipts[:0:0], c.receipts[1:]...)
+		// The next append that outgrows the array copies the kept ones
+		// to a new one, so what dropped off is freed then.
+		c.receipts = c.receipts[1:]
 	}
 	c.receipts = append(c.receipts, rec)
 	return rec
