@@ -51,6 +51,7 @@ func BenchmarkExtract(b *testing.B) {
 	counts := map[byte]int{}
 	var x extractor
 	x.emit = func(_ []byte, fam byte, _ []byte) { counts[fam]++ }
+	x.text = func([]byte) bool { return false } // the default: no text paths
 	n := 0
 	for b.Loop() {
 		x.path = x.path[:0]

@@ -13,6 +13,7 @@ import (
 // calls emit for each; it builds no tree.
 type extractor struct {
 	emit func(p []byte, fam byte, value []byte) // p is valid for the call only
+	text func(p []byte) bool                    // whether strings at p get trigrams
 	path []byte                                 // the encoded Path being walked
 	buf  []byte
 }
@@ -71,12 +72,12 @@ func (x *extractor) number(v []byte, p []byte) {
 	}
 }
 
-// str emits equality, range (decimal strings and instants) and trigram
-// postings, or marks the path long for strings past the posting limits.
-// Decimal strings and instants get range postings instead of trigrams
-// (a substring search in "2025-09-10T18:51:27Z" or "649.85" is rare, and
-// their trigrams were a fifth of a manifest's postings); the path's
-// no-gram posting keeps trigram lookups conservative for them.
+// str emits the equality posting (or marks the string long), range
+// postings for decimal strings and instants, and, at text paths only,
+// trigram postings. Decimal strings and instants get no trigrams (a
+// substring search in "2025-09-10T18:51:27Z" or "649.85" is rare); the
+// path's no-gram posting keeps trigram lookups conservative for them and
+// for strings too long for trigrams.
 func (x *extractor) str(q []byte, p []byte) {
 	s, ok := canon.RawString(q)
 	if !ok {
@@ -94,26 +95,20 @@ func (x *extractor) str(q []byte, p []byte) {
 	}
 	if len(s) > maxEqString {
 		x.emit(p, famLong, nil)
+	} else {
+		x.emit(p, famEq, append(append(x.buf[:0], typeString), s...))
+	}
+	if !x.text(p) {
 		return
 	}
-	x.emit(p, famEq, append(append(x.buf[:0], typeString), s...))
-	if ranged {
+	switch {
+	case ranged || len(s) > maxTextString:
 		x.emit(p, famNoGram, nil)
-		return
-	}
-	x.grams(s, p)
-}
-
-func (x *extractor) grams(s string, p []byte) {
-	if len(s) > maxGramString {
-		x.emit(p, famLong, nil)
-		return
-	}
-	if len(s) < 3 {
+	case len(s) < 3:
 		x.emit(p, famShort, []byte(s))
-		return
-	}
-	for i := 0; i+3 <= len(s); i++ {
-		x.emit(p, famGram, []byte(s[i:i+3]))
+	default:
+		for i := 0; i+3 <= len(s); i++ {
+			x.emit(p, famGram, []byte(s[i:i+3]))
+		}
 	}
 }

@@ -2,14 +2,18 @@ package index
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/aqlstore/aqlstore/store"
 )
 
 // Version is the index format recorded in an indexed store.
-const Version = "aqlstore.index.v2"
+//
+// v3: trigram postings only at the configured text paths (Config).
+const Version = "aqlstore.index.v3"
 
 // Index maintains the postings of one store and answers lookups. It
 // implements store.Indexer. The bitmaps lookups return are read-only
@@ -28,6 +32,11 @@ type Index struct {
 	x     extractor
 	key   []byte
 	cache bitmapCache // hot posting lists, emptied by every commit
+
+	cfg      Config       // what Load found, or want
+	want     *Config      // the configuration Configure sets; nil keeps the stored one
+	cfgDirty bool         // cfg is not stored yet: the next Flush writes it
+	text     *textMatcher // which paths get trigram postings
 
 	dict  []pathEntry          // committed paths with their segments decoded, for Paths
 	memoM sync.Mutex           // guards memo
@@ -78,6 +87,9 @@ func (ix *Index) Version() string { return Version }
 // next path id a sweep persisted (ids of dropped paths are never reused).
 func (ix *Index) Load(r *store.IndexReader) error {
 	ix.r = r
+	if err := ix.loadConfig(r); err != nil {
+		return err
+	}
 	next, found, err := r.Get(appendFamily(nil, famNext))
 	if err != nil {
 		return err
@@ -125,6 +137,7 @@ func (ix *Index) postings(num uint32, doc store.IndexedDoc, into *postingSet) er
 		ix.key = append(appendPathKey(ix.key[:0], fam, ix.pathID(p)), value...)
 		set(ix.key)
 	}
+	ix.x.text = func(p []byte) bool { return ix.text.isText(ix.pathID(p), p) }
 	ix.x.path = ix.x.path[:0]
 	ix.x.walk(doc.JSON())
 	return nil
@@ -144,9 +157,43 @@ func (ix *Index) pathID(p []byte) uint32 {
 	return id
 }
 
-// Flush implements store.Indexer: new paths, then one merge operand per
-// posting key, in key order.
+// loadConfig adopts the stored configuration, or the one Configure
+// sets (which finds the index dropped), or the default for an index that
+// has none yet; either of the last two is written by the next Flush.
+func (ix *Index) loadConfig(r *store.IndexReader) error {
+	stored, found, err := loadConfig(r)
+	if err != nil {
+		return err
+	}
+	switch {
+	case ix.want != nil:
+		ix.cfg, ix.cfgDirty = *ix.want, !found || !slices.Equal(stored.TextPaths, ix.want.TextPaths)
+	case found:
+		ix.cfg = stored
+	default:
+		ix.cfg, ix.cfgDirty = Config{}, true
+	}
+	pats, err := ix.cfg.pointers()
+	if err != nil {
+		return err
+	}
+	ix.text = newTextMatcher(pats)
+	return nil
+}
+
+// Flush implements store.Indexer: the configuration when it is not
+// stored yet, new paths, then one merge operand per posting key, in key
+// order.
 func (ix *Index) Flush(w *store.IndexWriter) error {
+	if ix.cfgDirty {
+		v, err := json.Marshal(ix.cfg)
+		if err != nil {
+			return err
+		}
+		if err := w.Set(appendFamily(nil, famConfig), v); err != nil {
+			return err
+		}
+	}
 	for p, id := range ix.fresh {
 		idb := binary.BigEndian.AppendUint32(nil, id)
 		if err := w.Set(append(appendFamily(nil, famPath), p...), idb); err != nil {
@@ -167,6 +214,7 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 // aborted mutation's paths and ids are forgotten.
 func (ix *Index) Done(committed bool) {
 	if committed {
+		ix.cfgDirty = false
 		ix.cache.invalidate()
 		ix.mu.Lock()
 		for p, id := range ix.fresh {

@@ -23,16 +23,21 @@ import (
 //	                                              type n number or decimal string (float64
 //	                                              order), i RFC 3339 instant (seconds, nanos)
 //	'g'     X g id trigram                        bitmap: strings there containing the trigram
+//	                                              (text paths only, Config)
 //	'h'     X h id string                         bitmap: strings there shorter than a trigram
+//	                                              (text paths only)
 //	'l'     X l id                                bitmap: documents with strings too long for
-//	                                              trigram or equality postings at the path
-//	'o'     X o id                                bitmap: documents with decimal strings or
-//	                                              instants at the path (range postings, no trigrams)
+//	                                              equality postings at the path
+//	'o'     X o id                                bitmap: documents with strings at a text path
+//	                                              that have no trigrams (decimal strings,
+//	                                              instants, strings over maxTextString)
+//	'C'     X C                                   the index configuration, JSON (Config)
 //	'k'     X k kind                              bitmap: documents of the kind
 //	'w'     X w owner                             bitmap: documents of the owner
 //	'u'     X u                                   bitmap: every document
 const (
 	famNext    = 'N'
+	famConfig  = 'C'
 	famPath    = 'p'
 	famPathID  = 'P'
 	famExists  = 'e'
@@ -53,12 +58,9 @@ const (
 	typeInst   = 'i'
 )
 
-// Strings longer than these get no equality or trigram postings; they are
-// listed in the path's 'l' bitmap, which lookups add as lossy candidates.
-const (
-	maxEqString   = 128
-	maxGramString = 32
-)
+// Strings longer than this get no equality posting; they are listed in
+// the path's 'l' bitmap, which equality lookups add as lossy candidates.
+const maxEqString = 128
 
 func appendFamily(dst []byte, fam byte) []byte { return append(dst, store.IndexPrefix, fam) }
 

@@ -1,9 +1,9 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -223,17 +223,30 @@ func (ix *Index) rangeScan(ids []uint32, typ byte, lo, hi []byte) (*roaring.Bitm
 }
 
 // Grams returns a superset of the documents with a string containing
-// needle at one of the paths: those with every trigram of needle, plus
-// those with strings that have no trigram postings (too long, or decimal
-// strings and instants). A needle shorter
-// than a trigram is looked for in the path's trigram and short-string
-// keys. An empty needle gives every document with a value there.
+// needle at one of the paths. At a text path (Config) those are the
+// documents with every trigram of needle, plus those with strings there
+// that have no trigrams (the no-gram posting); a needle shorter than a
+// trigram is looked for in the path's trigram and short-string keys.
+// Elsewhere the path's value dictionary answers: the equality postings of
+// every distinct string there that contains needle, plus the documents
+// with strings too long for one. An empty needle gives every document
+// with a value there.
 func (ix *Index) Grams(ids []uint32, needle string) (*roaring.Bitmap, error) {
 	if needle == "" {
 		return ix.Exists(ids)
 	}
-	out := roaring.New()
-	for _, id := range ids {
+	text, other := ix.splitText(ids)
+	out, err := ix.Long(other)
+	if err != nil {
+		return nil, err
+	}
+	out = out.Clone() // may be a cached list
+	for _, id := range other {
+		if err := ix.scanContaining(out, appendPathKey(nil, famEq, id), typeString, needle); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range text {
 		gramsAt := ix.gramsAt
 		if len(needle) < 3 {
 			gramsAt = ix.shortAt
@@ -244,36 +257,57 @@ func (ix *Index) Grams(ids []uint32, needle string) (*roaring.Bitmap, error) {
 		}
 		out.Or(bm)
 	}
-	for _, fam := range []byte{famLong, famNoGram} {
-		bm, err := ix.union(ids, func(id uint32) []byte { return appendPathKey(nil, fam, id) })
-		if err != nil {
-			return nil, err
-		}
-		out.Or(bm)
+	bm, err := ix.union(text, func(id uint32) []byte { return appendPathKey(nil, famNoGram, id) })
+	if err != nil {
+		return nil, err
 	}
+	out.Or(bm)
 	return out, nil
+}
+
+// splitText parts path ids into text paths and the others.
+func (ix *Index) splitText(ids []uint32) (text, other []uint32) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for _, id := range ids {
+		if ix.text.isText(id, []byte(ix.paths[id])) {
+			text = append(text, id)
+		} else {
+			other = append(other, id)
+		}
+	}
+	return text, other
 }
 
 // shortAt ORs the trigram and short-string postings of path id whose text
 // contains needle (shorter than a trigram).
 func (ix *Index) shortAt(id uint32, needle string) (*roaring.Bitmap, error) {
 	out := roaring.New()
-	for _, fam := range []byte{famGram, famShort} {
-		prefix := appendPathKey(nil, fam, id)
-		end := appendPathKey(nil, fam, id+1)
-		err := ix.r.Scan(prefix, end, func(key, value []byte) error {
-			if !strings.Contains(string(key[len(prefix):]), needle) {
-				return nil
-			}
-			bm, err := decodePosting(value)
-			out.Or(bm)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
+	if err := ix.scanContaining(out, appendPathKey(nil, famGram, id), 0, needle); err != nil {
+		return nil, err
+	}
+	if err := ix.scanContaining(out, appendPathKey(nil, famShort, id), 0, needle); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// scanContaining ORs into out the posting lists under prefix (followed by
+// typ unless it is 0) whose remaining key text contains needle.
+func (ix *Index) scanContaining(out *roaring.Bitmap, prefix []byte, typ byte, needle string) error {
+	if typ != 0 {
+		prefix = append(prefix, typ)
+	}
+	end := append(append([]byte(nil), prefix...), 0xff) // no UTF-8 byte is 0xff
+	n := []byte(needle)
+	return ix.r.Scan(prefix, end, func(key, value []byte) error {
+		if !bytes.Contains(key[len(prefix):], n) {
+			return nil
+		}
+		bm, err := decodePosting(value)
+		out.Or(bm)
+		return err
+	})
 }
 
 func (ix *Index) gramsAt(id uint32, needle string) (*roaring.Bitmap, error) {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"os"
 
 	"pgregory.net/rapid"
@@ -28,6 +29,18 @@ func openDiffStore(t *rapid.T) (d diffStore, s *store.Store, ix *index.Index) {
 		t.Fatal(err)
 	}
 	d = diffStore{dir: dir, opts: &store.Options{NoSync: true, MemTableSize: 1 << 20, CacheSize: 1 << 20}}
+	// Some stores keep trigrams at random text paths, so that contains
+	// and matches are planned both ways (index.Config).
+	var text []string
+	for range rapid.IntRange(0, 2).Draw(t, "text paths") {
+		text = append(text, rapid.SampledFrom([]string{"/**", genPath(t)}).Draw(t, "text path"))
+	}
+	if len(text) > 0 {
+		if err := index.Configure(context.Background(), dir, d.opts, index.Config{TextPaths: text}, 100, nil); err != nil {
+			d.remove()
+			t.Fatal(err)
+		}
+	}
 	if s, ix, err = index.Open(dir, d.opts); err != nil {
 		d.remove()
 		t.Fatal(err)

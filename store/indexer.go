@@ -47,6 +47,14 @@ type IndexSweeper interface {
 	Sweep(r *IndexReader, w *IndexWriter, from []byte) (next []byte, err error)
 }
 
+// IndexKeeper is an Indexer whose settings live among its own keys (the
+// text paths of package index): Reindex, which deletes every index key,
+// calls Keep first so that the rebuilt index keeps them.
+type IndexKeeper interface {
+	// Keep reads what must outlive the rebuild; r reads the old index.
+	Keep(r *IndexReader) error
+}
+
 // IndexedDoc is what an Indexer sees of a document.
 type IndexedDoc struct {
 	Kind      canon.Kind

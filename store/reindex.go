@@ -45,6 +45,11 @@ func Reindex(ctx context.Context, dir string, opts *Options, ix Indexer, batchDo
 	if err := s.loadMeta(); err != nil {
 		return err
 	}
+	if kp, ok := ix.(IndexKeeper); ok {
+		if err := kp.Keep(s.IndexReader()); err != nil {
+			return err
+		}
+	}
 	if err := s.dropIndex(); err != nil {
 		return err
 	}

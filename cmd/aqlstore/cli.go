@@ -90,7 +90,7 @@ func (m *Main) rootCommand() *cobra.Command {
 		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &lsCommand{m: m},
 		&statsCommand{m: m}, &verifyCommand{m: m}, &compactCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
 		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
-		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m},
+		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m}, &indexCommand{m: m},
 		&serveCommand{m: m}, &loadtestCommand{m: m}, &benchCommand{m: m},
 		&threadCommand{m: m}, &traceCommand{m: m},
 		&grantCommand{m: m}, &grantCommand{m: m, revoke: true}, &grantsCommand{m: m},
