@@ -98,7 +98,7 @@ func judgeWith(in *aql.Intent, at string, doc *store.Doc, records bool, w docWal
 	id := candidateID(doc)
 	reject := func(outcome, why string) (*Candidate, *Rejection, error) {
 		rec.Outcome, rec.Explanation = outcome, why
-		return nil, &Rejection{CandidateID: id, Record: rec}, nil
+		return nil, &Rejection{CandidateID: id, Record: rec, num: doc.Num}, nil
 	}
 	if !passed {
 		return reject("reject", failedExplanation(evals))

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
 	"github.com/aqlstore/aqlstore/query/sign"
@@ -107,8 +108,18 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 		if ok, err := r.tryLazy(ctx, s, plan); ok || err != nil {
 			return err
 		}
-		docs = s.Fetch(ctx, plan.Candidates, plan.Sequential)
+		if err := r.considerAll(s.Fetch(ctx, plan.Candidates, plan.Sequential)); err != nil {
+			return err
+		}
+		// What the plan excluded is rejected too, and listed as the full
+		// scan lists it (rejected.go).
+		return r.listExcluded(ctx, s, roaring.AndNot(plan.Universe, plan.Candidates))
 	}
+	return r.considerAll(docs)
+}
+
+// considerAll considers every document of docs.
+func (r *resolution) considerAll(docs iter.Seq2[*store.Doc, error]) error {
 	for doc, err := range docs {
 		if err != nil {
 			return fmt.Errorf("query: %w", err)

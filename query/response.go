@@ -45,6 +45,8 @@ type Candidate struct {
 type Rejection struct {
 	CandidateID string
 	Record      DecisionRecord
+
+	num uint32 // document number: the full scan's order
 }
 
 // DecisionRecord is an AQL Decision Record (oap-aql-decision.schema.json).
