@@ -175,13 +175,18 @@ func candidateID(doc *store.Doc) string {
 	return doc.ID.String()
 }
 
-func failedExplanation(evals []aql.Evaluation) string {
-	for _, e := range evals {
-		if !e.Passed {
-			return fmt.Sprintf("constraint %s %s failed: %s", e.Path, e.Operator, e.Reason)
-		}
+// failedExplanation names the leaf that failed n (eval.Blame): one that
+// failed, or one that held under a not.
+func failedExplanation(n *aql.Node, evals []aql.Evaluation) string {
+	i := eval.Blame(n, evals)
+	if i < 0 {
+		return "constraint tree not satisfied"
 	}
-	return "constraint tree not satisfied"
+	e := evals[i]
+	if e.Passed {
+		return fmt.Sprintf("constraint %s %s held under not, which requires it to fail", e.Path, e.Operator)
+	}
+	return fmt.Sprintf("constraint %s %s failed: %s", e.Path, e.Operator, e.Reason)
 }
 
 func projectionExplanation(missing []string, err error) string {

@@ -108,7 +108,7 @@ func (d *DecisionRecord) document() map[string]any {
 		if e.HasCandidateValue {
 			m["candidate_value"] = e.CandidateValue
 		}
-		if !e.Passed && e.Reason != "" {
+		if e.Reason != "" { // a passed leaf has one under a failed not
 			m["reason"] = e.Reason
 		}
 		evals[i] = m
