@@ -56,7 +56,7 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 func readerContext(ctx context.Context, in *aql.Intent, o *Options) (context.Context, error) {
 	verdict, err := sign.VerifyIntent(in.Document, o.Keys)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
+		return nil, fmt.Errorf("%w: %w", ErrRefused, err) // a *sign.SignatureError names the member
 	}
 	switch {
 	case verdict == sign.VerifiedSignature:
