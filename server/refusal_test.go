@@ -60,3 +60,20 @@ func TestRefusedIntentsSayWhere(t *testing.T) {
 		})
 	}
 }
+
+// TestGetIncludeByPosition: GET ?include= refuses a pointer that names an
+// array element by position, as an intent's include does, with the *
+// form as the fix; ?exclude= may name one.
+func TestGetIncludeByPosition(t *testing.T) {
+	ts := startServer(t, nil)
+	id := ts.putPublic(`{"pricing":{"models":[{"type":"per_call"},{"type":"subscription","tiers":[{"id":"standard"}]}]}}`)
+	status, header, body := ts.do("GET", pathDocuments+"/"+id+"?include=/pricing/models/1/tiers", "", "", nil)
+	doc := ts.checkProblem(status, header, body, 400, "bad_pointer")
+	if detail, _ := doc["detail"].(string); !strings.Contains(detail, `"/pricing/models/*/tiers"`) {
+		t.Fatalf("detail %q does not give the * form", detail)
+	}
+	status, _, body = ts.do("GET", pathDocuments+"/"+id+"?include=/pricing/models/*/tiers&exclude=/pricing/models/0", "", "", nil)
+	if status != 200 || !strings.Contains(string(body), `"payload":{"pricing":{"models":[{"tiers":[{"id":"standard"}]}]}}`) {
+		t.Fatalf("include with * and exclude by position: %d %s", status, body)
+	}
+}
