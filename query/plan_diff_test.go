@@ -114,11 +114,23 @@ func genTree(t *rapid.T, depth int) string {
 func genIntent(t *rapid.T) string {
 	include := rapid.SampledFrom([]string{`["/"]`, `["/a"]`, `["/a","/b"]`, `["/tags/*"]`}).Draw(t, "include")
 	if rapid.IntRange(0, 3).Draw(t, "randinclude") == 0 {
-		include = fmt.Sprintf("[%q]", genPath(t))
+		// An include may not name an array position (aql.IncludeByPosition):
+		// a segment of digits becomes *.
+		segs := strings.Split(genPath(t), "/")
+		for i, seg := range segs {
+			if seg == "0" || seg == "1" {
+				segs[i] = "*"
+			}
+		}
+		include = fmt.Sprintf("[%q]", strings.Join(segs, "/"))
+	}
+	exclude := ""
+	if rapid.IntRange(0, 3).Draw(t, "randexclude") == 0 {
+		exclude = fmt.Sprintf(`,"exclude":[%q]`, genPath(t)) // positions allowed
 	}
 	policy := rapid.SampledFrom([]string{"ranked_set", "full_set", "full_set", "single_best"}).Draw(t, "policy")
 	return `{"intent_id":"urn:oap:intent:diff","issuer_did":"did:web:diff.example","category":"knowledge",` +
-		`"constraints":` + genTree(t, 0) + `,"projection":{"include":` + include + `},` +
+		`"constraints":` + genTree(t, 0) + `,"projection":{"include":` + include + exclude + `},` +
 		`"validity":{"from":"2026-05-01T00:00:00Z","to":"2026-06-01T00:00:00Z"},` +
 		`"resolution_policy":"` + policy + `","signature":{"alg":"EdDSA","value":"x"}}`
 }
