@@ -26,7 +26,7 @@ vectors:
 
 ## test-long: the differential planner test, the store crash test and the isolation property test, longer.
 test-long:
-	$(GO) test -count=1 -timeout 60m -run 'PlannerEqualsFullScan|BitmapMerge' -rapid.checks=5000 ./query/ ./store/
+	$(GO) test -count=1 -timeout 60m -run 'PlannerEqualsFullScan|BitmapMerge' ./query/ ./store/ -rapid.checks=5000
 	AQLSTORE_CRASH_CYCLES=100 $(GO) test -count=1 -timeout 60m -run Crash ./store/
 	AQLSTORE_ISOLATION_CHECKS=300 $(GO) test -count=1 -timeout 60m -run TenantIsolation ./server/
 

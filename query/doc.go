@@ -15,8 +15,10 @@
 // only the candidates are fetched, in document-number order. Without one,
 // it is a full scan of the kinds the category maps to; that answer is the
 // contract the planner keeps (plan_diff_test.go holds the two equal, page
-// by page). Candidates are judged on their stored canonical bytes
-// (match.go: eval.EvalRaw, project.ApplyRaw), never decoded to a tree. An
-// exact plan ranks its candidates from their records and judges one page
-// (lazy.go). Resolve is safe for concurrent use.
+// by page, rejections included: what the plan excluded is rejected, and
+// the first of it read and judged for the list, rejected.go). Candidates
+// are judged on their stored canonical bytes (match.go: eval.EvalRaw,
+// project.ApplyRaw), never decoded to a tree. An exact plan ranks its
+// candidates from their records and judges one page (lazy.go). Resolve is
+// safe for concurrent use.
 package query

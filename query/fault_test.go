@@ -118,7 +118,7 @@ func TestFaultQueries(t *testing.T) {
 					if err != nil {
 						t.Fatalf("a query under %s failed: %v (queries write nothing)", tc.kind, err)
 					}
-					if got := candidatesJSON(resp); got != want {
+					if got := responseJSON(resp); got != want {
 						t.Fatalf("a query under %s answered differently:\n got %s\nwant %s", tc.kind, got, want)
 					}
 					t.Logf("%d %s faults injected: the query wrote nothing and answered in full", injected, tc.kind)
@@ -132,7 +132,7 @@ func TestFaultQueries(t *testing.T) {
 					t.Fatalf("a query under %s failed with %v, want %v naming the file", tc.kind, err, tc.sentinel)
 				}
 				t.Logf("%d %s faults injected: %v", injected, tc.kind, err)
-				if got := candidatesJSON(mustResolve(t, s, path.ix)); got != want {
+				if got := responseJSON(mustResolve(t, s, path.ix)); got != want {
 					t.Fatalf("after the fault cleared the answer differs:\n got %s\nwant %s", got, want)
 				}
 			})
@@ -147,13 +147,13 @@ func cleanAnswer(t *testing.T, s *store.Store, ix *index.Index, n int) string {
 	t.Helper()
 	planned := mustResolve(t, s, ix)
 	full := mustResolve(t, s, nil)
-	if a, b := candidatesJSON(planned), candidatesJSON(full); a != b {
+	if a, b := responseJSON(planned), responseJSON(full); a != b {
 		t.Fatalf("planner and full scan differ:\nplanner %s\nfull    %s", a, b)
 	}
 	if len(full.Candidates) != n {
 		t.Fatalf("the intent selects %d documents, want %d", len(full.Candidates), n)
 	}
-	return candidatesJSON(full)
+	return responseJSON(full)
 }
 
 func mustResolve(t *testing.T, s *store.Store, ix *index.Index) *Response {

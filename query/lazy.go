@@ -39,7 +39,7 @@ var lazyPages, lazyMisses atomic.Int64
 type lazyState struct {
 	ctx      context.Context
 	s        *store.Store
-	rejected *roaring.Bitmap // candidates the projection rejects
+	rejected *roaring.Bitmap // visible documents not accepted: the plan excluded them or the projection refuses them
 }
 
 // tryLazy fills r.accepted from the candidates' records when the plan
@@ -77,7 +77,10 @@ func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (b
 		}
 		r.accepted = append(r.accepted, c)
 	}
-	rejected := roaring.AndNot(plan.Candidates, accepted)
+	// Every visible document not accepted is rejected, whether the plan
+	// excluded it or the projection refuses it; the page lists the first
+	// of them in document order, as the full scan does (rejected.go).
+	rejected := roaring.AndNot(plan.Universe, accepted)
 	r.nReject = int(rejected.GetCardinality())
 	r.lazy = &lazyState{ctx: ctx, s: s, rejected: rejected}
 	lazyPages.Add(1)

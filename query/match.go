@@ -98,10 +98,10 @@ func judgeWith(in *aql.Intent, at string, doc *store.Doc, records bool, w docWal
 	id := candidateID(doc)
 	reject := func(outcome, why string) (*Candidate, *Rejection, error) {
 		rec.Outcome, rec.Explanation = outcome, why
-		return nil, &Rejection{CandidateID: id, Record: rec}, nil
+		return nil, &Rejection{CandidateID: id, Record: rec, num: doc.Num}, nil
 	}
 	if !passed {
-		return reject("reject", failedExplanation(evals))
+		return reject("reject", failedExplanation(in.Constraints, evals))
 	}
 	if why := qualityFailure(in.QualityFloor, doc.Signals); why != "" {
 		return reject("below_quality_floor", why)

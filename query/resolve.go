@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
 	"github.com/aqlstore/aqlstore/query/sign"
@@ -55,7 +56,7 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 func readerContext(ctx context.Context, in *aql.Intent, o *Options) (context.Context, error) {
 	verdict, err := sign.VerifyIntent(in.Document, o.Keys)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
+		return nil, fmt.Errorf("%w: %w", ErrRefused, err) // a *sign.SignatureError names the member
 	}
 	switch {
 	case verdict == sign.VerifiedSignature:
@@ -107,8 +108,18 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 		if ok, err := r.tryLazy(ctx, s, plan); ok || err != nil {
 			return err
 		}
-		docs = s.Fetch(ctx, plan.Candidates, plan.Sequential)
+		if err := r.considerAll(s.Fetch(ctx, plan.Candidates, plan.Sequential)); err != nil {
+			return err
+		}
+		// What the plan excluded is rejected too, and listed as the full
+		// scan lists it (rejected.go).
+		return r.listExcluded(ctx, s, roaring.AndNot(plan.Universe, plan.Candidates))
 	}
+	return r.considerAll(docs)
+}
+
+// considerAll considers every document of docs.
+func (r *resolution) considerAll(docs iter.Seq2[*store.Doc, error]) error {
 	for doc, err := range docs {
 		if err != nil {
 			return fmt.Errorf("query: %w", err)
@@ -164,13 +175,18 @@ func candidateID(doc *store.Doc) string {
 	return doc.ID.String()
 }
 
-func failedExplanation(evals []aql.Evaluation) string {
-	for _, e := range evals {
-		if !e.Passed {
-			return fmt.Sprintf("constraint %s %s failed: %s", e.Path, e.Operator, e.Reason)
-		}
+// failedExplanation names the leaf that failed n (eval.Blame): one that
+// failed, or one that held under a not.
+func failedExplanation(n *aql.Node, evals []aql.Evaluation) string {
+	i := eval.Blame(n, evals)
+	if i < 0 {
+		return "constraint tree not satisfied"
 	}
-	return "constraint tree not satisfied"
+	e := evals[i]
+	if e.Passed {
+		return fmt.Sprintf("constraint %s %s held under not, which requires it to fail", e.Path, e.Operator)
+	}
+	return fmt.Sprintf("constraint %s %s failed: %s", e.Path, e.Operator, e.Reason)
 }
 
 func projectionExplanation(missing []string, err error) string {

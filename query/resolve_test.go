@@ -5,15 +5,18 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/query/eval"
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -365,5 +368,47 @@ func TestIssuerVisibility(t *testing.T) {
 	_, err = Resolve(context.Background(), s, parseIntent(t, canon.AppendValue(nil, signed)), &Options{Signer: testSigner(), At: at})
 	if !errors.Is(err, ErrRefused) {
 		t.Fatalf("bad signature: %v", err)
+	}
+}
+
+// TestNotNamesWhatFailed: a candidate a not rejects says what held under
+// it: those leaves carry eval.ReasonHeldUnderNot, the explanation names
+// that leaf's path and operator (not the leaf before it that failed under
+// the not), and the response still validates against the OAP schemas
+// (when the public vectors are present).
+func TestNotNamesWhatFailed(t *testing.T) {
+	s := openStore(t)
+	putAll(t, s, context.Background(),
+		`{"id":"boot","record":{"category":"boots","risk_class":"high","price":{"amount":"50.00"}}}`,
+		`{"id":"shoe","record":{"category":"shoes","risk_class":"low","price":{"amount":"50.00"}}}`)
+	intent := `{"intent_id":"urn:oap:intent:not","issuer_did":"did:web:agent.example","category":"discovery",
+		"constraints":{"all_of":[{"path":"/price/amount","operator":"lte","value":"100.00"},
+			{"not":[{"path":"/risk_class","operator":"eq","value":"critical"},{"path":"/category","operator":"eq","value":"boots"}]}]},
+		"projection":{"include":["/category"]},
+		"validity":{"from":"2026-05-01T00:00:00Z","to":"2026-06-01T00:00:00Z"},
+		"resolution_policy":"ranked_set","signature":{"alg":"EdDSA","value":"x"}}`
+	resp := resolve(t, s, intent, nil)
+	if len(resp.Candidates) != 1 || len(resp.Rejected) != 1 || resp.Rejected[0].CandidateID != "boot" {
+		t.Fatalf("%d candidates, rejected %+v; want shoe accepted, boot rejected", len(resp.Candidates), resp.Rejected)
+	}
+	rec := resp.Rejected[0].Record
+	var reasons []string
+	for _, e := range rec.Evaluations {
+		reasons = append(reasons, fmt.Sprintf("%s %v %q", e.Path, e.Passed, e.Reason))
+	}
+	want := []string{`/price/amount true ""`, `/risk_class false "no value satisfies eq \"critical\""`,
+		`/category true "` + eval.ReasonHeldUnderNot + `"`}
+	if !slices.Equal(reasons, want) {
+		t.Errorf("evaluations %q, want %q", reasons, want)
+	}
+	if want := "constraint /category eq held under not"; !strings.HasPrefix(rec.Explanation, want) {
+		t.Errorf("explanation %q, want it to start %q", rec.Explanation, want)
+	}
+	b, _ := resp.MarshalJSON()
+	if !strings.Contains(string(b), `"passed":true,"path":"/category","reason":"held under not`) {
+		t.Errorf("the response does not carry the reason of the leaf that held:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join("..", "..", "shared", "vectors", "oap")); err == nil {
+		checkSchema(t, schemaValidator(t), resp)
 	}
 }

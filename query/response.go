@@ -45,6 +45,8 @@ type Candidate struct {
 type Rejection struct {
 	CandidateID string
 	Record      DecisionRecord
+
+	num uint32 // document number: the full scan's order
 }
 
 // DecisionRecord is an AQL Decision Record (oap-aql-decision.schema.json).
@@ -106,7 +108,7 @@ func (d *DecisionRecord) document() map[string]any {
 		if e.HasCandidateValue {
 			m["candidate_value"] = e.CandidateValue
 		}
-		if !e.Passed && e.Reason != "" {
+		if e.Reason != "" { // a passed leaf has one under a failed not
 			m["reason"] = e.Reason
 		}
 		evals[i] = m

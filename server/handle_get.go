@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/project"
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -157,13 +158,19 @@ func (s *Server) writeProjected(w http.ResponseWriter, r *http.Request, doc *sto
 	s.writeSigned(w, http.StatusOK, contentJSON, out)
 }
 
-// pointers parses the repeated query parameter name as JSON Pointers.
+// pointers parses the repeated query parameter name as JSON Pointers; an
+// include may not name an array element by position, as in an intent
+// (aql.IncludeByPosition).
 func pointers(r *http.Request, name string) ([]*canon.Pointer, *problem) {
 	var out []*canon.Pointer
 	for _, text := range r.URL.Query()[name] {
 		ptr, err := canon.ParsePointer(text)
 		if err != nil {
 			p := badRequest("bad_pointer", name+"="+text+": "+err.Error())
+			return nil, &p
+		}
+		if why := aql.IncludeByPosition(ptr); name == "include" && why != "" {
+			p := badRequest("bad_pointer", name+"="+text+": "+why)
 			return nil, &p
 		}
 		out = append(out, ptr)

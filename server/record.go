@@ -26,7 +26,7 @@ func evaluationsDoc(evals []aql.Evaluation) []any {
 		if e.HasCandidateValue {
 			m["candidate_value"] = e.CandidateValue
 		}
-		if !e.Passed && e.Reason != "" {
+		if e.Reason != "" { // a passed leaf has one under a failed not
 			m["reason"] = e.Reason
 		}
 		out[i] = m

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -128,7 +129,8 @@ func (c *queryCommand) resolve(ctx context.Context, in *aql.Intent, o *query.Opt
 }
 
 // refuse prints the signed error document to stdout (R1) and returns the
-// error for stderr and the exit code.
+// error for stderr and the exit code, with the problems of the document
+// its message does not name already.
 func (c *queryCommand) refuse(err error, in *aql.Intent, o *query.Options) error {
 	id := ""
 	if in != nil {
@@ -141,6 +143,15 @@ func (c *queryCommand) refuse(err error, in *aql.Intent, o *query.Options) error
 	doc, derr := query.ErrorDocument(o.Signer, err, id, at)
 	if derr == nil {
 		fmt.Fprintf(c.m.Stdout, "%s\n", canon.AppendValue(nil, doc))
+	}
+	var more []string
+	for _, p := range query.Problems(err) {
+		if !strings.Contains(err.Error(), "at "+p.Pointer) {
+			more = append(more, p.String())
+		}
+	}
+	if len(more) > 0 {
+		return fmt.Errorf("%w\n%s", err, strings.Join(more, "\n"))
 	}
 	return err
 }

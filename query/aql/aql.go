@@ -102,7 +102,7 @@ type Evaluation struct {
 	CandidateValue    any  // the witness when passed, else the first resolved value
 	HasCandidateValue bool // false when the path resolved to nothing
 	Passed            bool
-	Reason            string // set when !Passed: why (e.g. "no value at path", "incomparable", "regex timeout")
+	Reason            string // set when !Passed: why (e.g. "no value at path", "incomparable", "regex timeout"); and when passed under a not that failed
 }
 
 // Category is an intent category of RFC 0020 §3.6.

@@ -36,6 +36,7 @@ const (
 	CodeBadPointer      = "bad_pointer"      // a path or projection pointer that does not parse
 	CodeBadRegex        = "bad_regex"        // a matches value that is not an ECMA-262 regex
 	CodeBadInterval     = "bad_interval"     // a within/outside value or validity window that is not an interval
+	CodeOutsideValidity = "outside_validity" // evaluated before validity.from or after validity.to (ValidityError)
 )
 
 // Problem is one thing wrong with an intent.
@@ -107,12 +108,27 @@ type ValidityError struct {
 // Error names the window, the instant, and the way out.
 func (e *ValidityError) Error() string {
 	side := "after"
-	if e.At.Before(e.Validity.From) {
+	if e.early() {
 		side = "before"
 	}
 	return fmt.Sprintf("aql: intent is valid from %s to %s; evaluated at %s is %s it (use --at to evaluate at another instant)",
 		formatInstant(e.Validity.From), formatInstant(e.Validity.To), formatInstant(e.At), side)
 }
+
+// Problem is the refusal as a problem at the end of the window that was
+// missed: /validity/from when evaluated before it, else /validity/to.
+func (e *ValidityError) Problem() Problem {
+	if e.early() {
+		return Problem{Pointer: "/validity/from", Code: CodeOutsideValidity,
+			Message: fmt.Sprintf("the intent is valid from %s, after the evaluation instant %s; send it again then, or issue it with an earlier validity.from",
+				formatInstant(e.Validity.From), formatInstant(e.At))}
+	}
+	return Problem{Pointer: "/validity/to", Code: CodeOutsideValidity,
+		Message: fmt.Sprintf("the intent expired at %s, before the evaluation instant %s; issue it again with a later validity.to",
+			formatInstant(e.Validity.To), formatInstant(e.At))}
+}
+
+func (e *ValidityError) early() bool { return e.At.Before(e.Validity.From) }
 
 // Unwrap makes every ValidityError match ErrOutsideValidity.
 func (e *ValidityError) Unwrap() error { return ErrOutsideValidity }

@@ -162,15 +162,16 @@ func (c *checker) projection(v any, ptr string, in *Intent) {
 	}
 	c.members(m, ptr, projectionShape)
 	if x, ok := m["include"]; ok {
-		in.Projection.Include = c.pointers(x, child(ptr, "include"), "projection.include", 1)
+		in.Projection.Include = c.pointers(x, child(ptr, "include"), "projection.include", 1, true)
 	}
 	if x, ok := m["exclude"]; ok {
-		in.Projection.Exclude = c.pointers(x, child(ptr, "exclude"), "projection.exclude", 0)
+		in.Projection.Exclude = c.pointers(x, child(ptr, "exclude"), "projection.exclude", 0, false)
 	}
 }
 
-// pointers compiles an array of at least min projection pointers.
-func (c *checker) pointers(v any, ptr, what string, min int) []*canon.Pointer {
+// pointers compiles an array of at least min projection pointers;
+// include pointers may not name an array element by position (include.go).
+func (c *checker) pointers(v any, ptr, what string, min int, include bool) []*canon.Pointer {
 	a, ok := v.([]any)
 	if !ok {
 		c.schemaf(ptr, CodeBadType, `%s must be an array of JSON Pointers such as ["/id"], not %s`, what, describe(v))
@@ -182,7 +183,13 @@ func (c *checker) pointers(v any, ptr, what string, min int) []*canon.Pointer {
 	out := make([]*canon.Pointer, 0, len(a))
 	for i, e := range a {
 		if s, ok := c.str(e, elem(ptr, i), what+" element"); ok {
-			out = append(out, c.pointer(s, elem(ptr, i)))
+			p := c.pointer(s, elem(ptr, i))
+			if include && p != nil {
+				if why := IncludeByPosition(p); why != "" {
+					c.rulef(elem(ptr, i), CodeBadPointer, "%s", why)
+				}
+			}
+			out = append(out, p)
 		}
 	}
 	return out

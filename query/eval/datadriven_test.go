@@ -20,6 +20,7 @@ import (
 //	                     agrees with Eval, and MatchRaw and EvalRaw over
 //	                     the canonical bytes with both over the canonical
 //	                     document.
+//	eval blame           the same, then the leaf Blame names
 //
 // Regenerate the expected output with `go test ./query/eval -rewrite`.
 func TestDataDriven(t *testing.T) {
@@ -70,7 +71,16 @@ func runEval(t *testing.T, e *Evaluator, d *datadriven.TestData, doc any) string
 	}
 	c, tree := canonicalDoc(t, doc)
 	checkRawAgrees(t, e, n, c, tree)
-	return formatEval(ok, rec)
+	out := formatEval(ok, rec)
+	if d.HasArg("blame") {
+		out += "blame: "
+		if i := Blame(n, rec); i >= 0 {
+			out += rec[i].Path + " " + rec[i].Operator + "\n"
+		} else {
+			out += "none\n"
+		}
+	}
+	return out
 }
 
 // formatEval prints the outcome, then one line per leaf:

@@ -95,6 +95,11 @@
 //
 // The first rule that applies, in this order, gives the reason.
 //
+// A leaf that passed carries a reason too when it is under a not that
+// failed: "held under not, which requires it to fail" (the leaf holding
+// is what failed the not). A not that holds takes that reason back from
+// the leaves of a not nested in it.
+//
 // A timed-out match is a failed leaf, not an error, so a `not` above it
 // holds: the record's reason says the answer was cut short.
 //

@@ -65,10 +65,28 @@ func (e *Evaluator) eval(n *aql.Node, doc document, rec []aql.Evaluation) (bool,
 	case aql.NodeAnyOf:
 		return e.evalAny(n.Children, doc, rec)
 	case aql.NodeNot:
+		from := len(rec)
 		ok, rec := e.evalAll(n.Children, doc, rec)
-		return len(n.Children) == 1 && !ok, rec
+		holds := len(n.Children) == 1 && !ok
+		markHeld(rec[from:], !holds)
+		return holds, rec
 	}
 	return false, rec
+}
+
+// markHeld gives the leaves under a not that held the reason
+// ReasonHeldUnderNot when the not fails, so that the record says what
+// failed. When the not holds, it takes that reason back from the leaves
+// of a not nested in it: that one failing is why this one holds.
+func markHeld(rec []aql.Evaluation, failed bool) {
+	for i := range rec {
+		if rec[i].Passed {
+			rec[i].Reason = ""
+			if failed {
+				rec[i].Reason = ReasonHeldUnderNot
+			}
+		}
+	}
 }
 
 // evalAll evaluates every child and reports whether all hold.

@@ -489,6 +489,9 @@ func checkAgainstReference(t *rapid.T, e *Evaluator, doc, c any) {
 			got, m, want, canon.AppendValue(nil, doc), canon.AppendValue(nil, c))
 	}
 	checkRecords(t, rec, leaves)
+	if i := Blame(n, rec); i < 0 || i >= len(rec) {
+		t.Fatalf("Blame = %d for %d records", i, len(rec))
+	}
 }
 
 func checkRecords(t *rapid.T, rec []aql.Evaluation, leaves []refLeaf) {
@@ -511,8 +514,12 @@ func checkRecord(ev aql.Evaluation, l refLeaf) string {
 		return fmt.Sprintf("passed = %v, reference %v", ev.Passed, l.passed)
 	case ev.HasCandidateValue != (len(l.vals) > 0):
 		return "HasCandidateValue disagrees with the resolved set"
-	case ev.Passed != (ev.Reason == ""):
-		return "a reason must be given exactly when the leaf failed"
+	case ev.Passed && l.notFailed != (ev.Reason == ReasonHeldUnderNot):
+		return "a passed leaf must say " + ReasonHeldUnderNot + " exactly when the outermost not above it failed"
+	case ev.Passed && !l.notFailed && ev.Reason != "":
+		return "a passed leaf under no failed not has no reason"
+	case !ev.Passed && ev.Reason == "":
+		return "a failed leaf must give a reason"
 	case len(l.vals) == 0 && !ev.Passed && ev.Reason != ReasonNoValue:
 		return "empty resolution must say " + ReasonNoValue
 	}

@@ -16,6 +16,9 @@ const (
 	ReasonIncomparable = "incomparable"
 	// ReasonNotSatisfied prefixes "<op> <value>".
 	ReasonNotSatisfied = "no value satisfies "
+	// ReasonHeldUnderNot is the reason of a leaf that passed under a not
+	// that failed: the leaf holding is what failed it.
+	ReasonHeldUnderNot = "held under not, which requires it to fail"
 )
 
 // reasonValueMax bounds the JSON of the value quoted in a reason, so that a

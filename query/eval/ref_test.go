@@ -20,6 +20,9 @@ type refLeaf struct {
 	raw    map[string]any
 	vals   []any
 	passed bool
+	// notFailed: the outermost not above the leaf failed, so a leaf that
+	// passed says it held under it.
+	notFailed bool
 }
 
 var (
@@ -41,10 +44,18 @@ func refEval(c any, doc any, leaves *[]refLeaf) bool {
 		return refAny(sub.([]any), doc, leaves)
 	}
 	if sub, ok := m["not"]; ok {
+		from := len(*leaves)
+		var holds bool
 		if arr, ok := sub.([]any); ok {
-			return !refAny(arr, doc, leaves)
+			holds = !refAny(arr, doc, leaves)
+		} else {
+			holds = !refEval(sub, doc, leaves)
 		}
-		return !refEval(sub, doc, leaves)
+		// Nots are left innermost first, so the outermost one writes last.
+		for i := from; i < len(*leaves); i++ {
+			(*leaves)[i].notFailed = !holds
+		}
+		return holds
 	}
 	l := refEvalLeaf(m, doc)
 	*leaves = append(*leaves, l)
