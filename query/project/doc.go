@@ -22,7 +22,8 @@
 //     {"actions":[{"id":…},{"id":…}]}, and exclude /tags/0 drops the first
 //     tag. Array indices in the payload may therefore differ from the
 //     document's; a selected array comes whole unless something in it is
-//     excluded.
+//     excluded. That is why an intent's include may not name an element by
+//     position (aql.IncludeByPosition): it would come back at another one.
 //   - An include pointer that selects nothing is reported in missing, as
 //     written: the caller records a projection failure (R4). An include
 //     whose every match is excluded is not missing: the intent asked for
