@@ -116,10 +116,6 @@ func (s *Store) initMeta() error {
 	return b.wait()
 }
 
-// Exists reports whether dir holds a store, without creating or changing
-// anything: what a command that only reads checks before it opens one.
-func Exists(dir string) (bool, error) { return exists(dir, nil) }
-
 // noStore is the error of a read-only open of a directory without a
 // store; err, when set, is why that could not be told.
 func noStore(dir string, err error) error {
