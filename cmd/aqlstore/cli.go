@@ -98,7 +98,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = m.preRun
 	for _, c := range []interface{ command() *cobra.Command }{
-		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &lsCommand{m: m},
+		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &deleteCommand{m: m}, &lsCommand{m: m},
 		&statsCommand{m: m}, &verifyCommand{m: m}, &compactCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
 		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
 		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m},
