@@ -30,6 +30,8 @@ type (
 	Response = query.Response
 	// Plan is the index plan of an intent.
 	Plan = query.Plan
+	// ImportReport says what Import stored.
+	ImportReport = store.ImportReport
 )
 
 // DB is an open store with its indexes. It is safe for concurrent use.

@@ -2,6 +2,7 @@ package aqlstore_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -265,4 +266,54 @@ func ExampleDB_Store() {
 	}
 	fmt.Println(st.Documents, "documents")
 	// Output: 2 documents
+}
+
+func ExampleDB_Export() {
+	db, done := openExample(nil)
+	defer done()
+	b, err := db.Export(tenant) // the tenant's documents and receipts, signed
+	if err != nil {
+		log.Fatal(err)
+	}
+	var export struct {
+		Owner     string            `json:"owner"`
+		Documents []json.RawMessage `json:"documents"`
+		Receipts  []json.RawMessage `json:"receipts"`
+	}
+	if err := json.Unmarshal(b, &export); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(export.Owner, len(export.Documents), "documents", len(export.Receipts), "receipts")
+	// Output: did:web:shop.example 2 documents 2 receipts
+}
+
+func ExampleDB_Import() {
+	from, done := openExample(nil)
+	defer done()
+	export, err := from.Export(tenant)
+	if err != nil {
+		log.Fatal(err)
+	}
+	to, doneTo := openExample(nil)
+	defer doneTo()
+	if err := to.Delete(tenant, mustLookup(to, "o-1").ID); err != nil {
+		log.Fatal(err)
+	}
+	rep, err := to.Import(tenant, export) // o-2 is there already: kept
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(rep.Refs), "documents imported")
+	fmt.Printf("%s\n", mustLookup(to, "o-1").Body)
+	// Output:
+	// 2 documents imported
+	// {"category":"shoes","offer_id":"o-1","price":"80.00"}
+}
+
+func mustLookup(db *aqlstore.DB, key string) *aqlstore.Doc {
+	doc, err := db.Lookup(tenant, "offer", key)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return doc
 }
