@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aqlstore/aqlstore"
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/store"
@@ -99,6 +100,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	root.PersistentPreRunE = m.preRun
 	for _, c := range []interface{ command() *cobra.Command }{
 		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &deleteCommand{m: m}, &lsCommand{m: m},
+		&exportCommand{m: m}, &importCommand{m: m},
 		&statsCommand{m: m}, &verifyCommand{m: m}, &compactCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
 		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
 		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m},
@@ -222,21 +224,9 @@ func noStoreError(dir string) error {
 // open opens the store named by --dir, with its index: read-only for the
 // readingCommands.
 func (m *Main) open() (*store.Store, error) {
-	// Pebble's background errors (a failed flush or compaction) reach no
-	// caller; without a logger they would be lost.
-	opts := store.Options{Logger: m.storeLog, ReadOnly: m.readOnly}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(m.Stderr, nil))
-	}
-	if m.cache != "" {
-		n, err := parseSize(m.cache)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--cache: %w", err)}
-		}
-		if n < 1<<20 {
-			return nil, usageError{fmt.Errorf("--cache %s: give at least 1MiB", m.cache)}
-		}
-		opts.CacheSize = n
+	opts, err := m.storeOptions()
+	if err != nil {
+		return nil, err
 	}
 	s, ix, err := index.Open(m.dir, &opts)
 	if errors.Is(err, store.ErrNoStore) {
@@ -247,6 +237,41 @@ func (m *Main) open() (*store.Store, error) {
 	}
 	m.ix = ix
 	return s, nil
+}
+
+// storeOptions are the store options the global flags ask for.
+func (m *Main) storeOptions() (store.Options, error) {
+	// Pebble's background errors (a failed flush or compaction) reach no
+	// caller; without a logger they would be lost.
+	opts := store.Options{Logger: m.storeLog, ReadOnly: m.readOnly}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(m.Stderr, nil))
+	}
+	if m.cache != "" {
+		n, err := parseSize(m.cache)
+		if err != nil {
+			return opts, usageError{fmt.Errorf("--cache: %w", err)}
+		}
+		if n < 1<<20 {
+			return opts, usageError{fmt.Errorf("--cache %s: give at least 1MiB", m.cache)}
+		}
+		opts.CacheSize = n
+	}
+	return opts, nil
+}
+
+// openDB opens the store named by --dir through the embedding API, as
+// open does.
+func (m *Main) openDB() (*aqlstore.DB, error) {
+	opts, err := m.storeOptions()
+	if err != nil {
+		return nil, err
+	}
+	db, err := aqlstore.Open(m.dir, &aqlstore.Options{ReadOnly: m.readOnly, Store: opts})
+	if errors.Is(err, store.ErrNoStore) {
+		return nil, noStoreError(m.dir)
+	}
+	return db, err
 }
 
 // ctx returns ctx acting as the --as principal.
