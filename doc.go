@@ -27,8 +27,10 @@
 // share fsyncs. Every byte slice a DB returns (Doc.Body, Doc.View) is a
 // copy that belongs to the caller and stays valid after Close.
 //
+// Export and Import move a tenant's documents between stores in the signed
+// form the bundled server's /storage/export sends.
+//
 // One process opens a store at a time (the directory is locked). The
 // packages below (store, index, query) give finer control, such as query
-// options per call, grants, export and import; DB.Store returns the
-// store.
+// options per call and grants; DB.Store returns the store.
 package aqlstore
