@@ -36,7 +36,6 @@ type (
 
 // DB is an open store with its indexes. It is safe for concurrent use.
 type DB struct {
-	dir  string
 	opts Options
 	s    *store.Store
 	ix   *index.Index
@@ -73,7 +72,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
-	db := &DB{dir: dir, opts: o, s: s, ix: ix, signer: o.Signer}
+	db := &DB{opts: o, s: s, ix: ix, signer: o.Signer}
 	db.done, db.end = context.WithCancel(context.Background())
 	return db, nil
 }
@@ -104,7 +103,8 @@ func (db *DB) enter() error {
 }
 
 // Store returns the underlying store, for what this package does not wrap
-// (grants, export and import, verification).
+// (grants, verification, statistics). Its methods act as the principal
+// of the context they are given: store.WithPrincipal, not Options.Principal.
 func (db *DB) Store() *store.Store { return db.s }
 
 // Put stores one document durably: when Put returns nil the document, its
