@@ -19,6 +19,10 @@ var (
 	ErrNoStore = store.ErrNoStore
 	// ErrClosed means the DB was closed.
 	ErrClosed = store.ErrClosed
+	// ErrBadExport means an export does not verify: its signature, its
+	// form, or its receipt chain and documents. The message names the
+	// member at fault.
+	ErrBadExport = store.ErrBadExport
 	// ErrInvalidOptions means an Option is out of range; the message says
 	// which.
 	ErrInvalidOptions = errors.New("aqlstore: invalid options")

@@ -33,11 +33,6 @@ import (
 // exportVersion is the version of the export document's form.
 const exportVersion = "1"
 
-// ErrBadExport means an export does not verify: its signature, its form,
-// or its receipt chain and documents (store.ErrBadExport). The message
-// names the member at fault.
-var ErrBadExport = store.ErrBadExport
-
 // Export returns the signed export of every document the context's
 // principal owns (public's, for a context without one), with their
 // receipts.
