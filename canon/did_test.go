@@ -2,6 +2,7 @@ package canon
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -32,4 +33,21 @@ func TestCheckDID(t *testing.T) {
 			t.Errorf("CheckDID(%q) = %q, want it to say %q and show a DID", s, msg, want)
 		}
 	}
+}
+
+// didSchema is the AQL intent schema's DID pattern (^did:[a-z0-9]+:.+$,
+// with ECMA-262's "." written out): CheckDID must accept exactly what it
+// accepts, so a DID valid in an intent is valid everywhere.
+var didSchema = regexp.MustCompile(`^did:[a-z0-9]+:[^\n\r\x{2028}\x{2029}]+$`)
+
+func FuzzCheckDID(f *testing.F) {
+	for _, s := range []string{"did:web:a.example", "did:key:z6Mk", "did::x", "did:a:\u2028", "notadid", "did:web:\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		err := CheckDID(s)
+		if (err == nil) != didSchema.MatchString(s) {
+			t.Fatalf("CheckDID(%q) = %v, schema pattern matches: %v", s, err, didSchema.MatchString(s))
+		}
+	})
 }
