@@ -27,6 +27,9 @@ var (
 	// ErrInvalidDocument means the document is well-formed JSON but breaks a
 	// rule of its kind (a missing natural key, a wrongly typed signal).
 	ErrInvalidDocument = errors.New("canon: invalid document")
+	// ErrInvalidDID means a string given as a DID is not one; the error
+	// is a *DIDError saying why.
+	ErrInvalidDID = errors.New("canon: invalid DID")
 )
 
 // SyntaxError reports where a document is broken and how to fix it.

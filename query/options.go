@@ -18,8 +18,9 @@ type Options struct {
 	// Principal is whom the resolution reads as when the intent's issuer
 	// is not verified: the caller the embedder authenticated (a server's
 	// bearer token). An issuer whose signature verifies is read as itself;
-	// "" reads as store.Public. Either way the reader sees public documents
-	// and its own, never another tenant's.
+	// "" reads as the context's principal (store.WithPrincipal), public
+	// when it has none. Either way the reader sees public documents and
+	// its own, never another tenant's.
 	Principal string
 	// At is the instant the validity window is checked against and the
 	// response's evaluated_at; zero means now.

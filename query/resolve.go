@@ -52,7 +52,8 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 
 // readerContext verifies the intent's signature (R1) and returns ctx
 // acting as the issuer when the signature verified, else as o.Principal
-// (the caller the embedder authenticated), else as public.
+// (the caller the embedder authenticated), else as the principal ctx
+// already carries (store.WithPrincipal), else as public.
 func readerContext(ctx context.Context, in *aql.Intent, o *Options) (context.Context, error) {
 	verdict, err := sign.VerifyIntent(in.Document, o.Keys)
 	if err != nil {
@@ -64,7 +65,8 @@ func readerContext(ctx context.Context, in *aql.Intent, o *Options) (context.Con
 	case o.Principal != "":
 		return store.WithPrincipal(ctx, o.Principal), nil
 	}
-	return store.WithPrincipal(ctx, store.Public), nil
+	// store.Principal is Public for a context without one.
+	return store.WithPrincipal(ctx, store.Principal(ctx)), nil
 }
 
 // resolution is the state of one Resolve call.

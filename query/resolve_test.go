@@ -412,3 +412,34 @@ func TestNotNamesWhatFailed(t *testing.T) {
 		checkSchema(t, schemaValidator(t), resp)
 	}
 }
+
+// With no Options.Principal, Resolve reads as the context's principal: a
+// tenant finds its own documents, and another tenant does not.
+func TestResolveReadsAsContextPrincipal(t *testing.T) {
+	s := openStore(t)
+	tenant := store.WithPrincipal(context.Background(), "did:web:tenant.example")
+	putAll(t, s, tenant, shoeCandidate("own", "0.9", `"1.00"`, ""))
+	putAll(t, s, context.Background(), shoeCandidate("public", "0.5", `"1.00"`, ""))
+	in := parseIntent(t, []byte(shoeIntent("ranked_set", "")))
+	ids := func(ctx context.Context) []string {
+		resp, err := Resolve(ctx, s, in, &Options{Signer: testSigner(), At: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range resp.Candidates {
+			out = append(out, c.CandidateID)
+		}
+		return out
+	}
+	if got := strings.Join(ids(tenant), " "); got != "own public" {
+		t.Errorf("the tenant saw %q, want its own document and the public one", got)
+	}
+	other := store.WithPrincipal(context.Background(), "did:web:other.example")
+	if got := strings.Join(ids(other), " "); got != "public" {
+		t.Errorf("another tenant saw %q, want the public document only", got)
+	}
+	if got := strings.Join(ids(context.Background()), " "); got != "public" {
+		t.Errorf("a context without a principal saw %q, want the public document only", got)
+	}
+}

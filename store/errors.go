@@ -28,6 +28,9 @@ var (
 	// does not hash to its id, or the documents are not what the receipts
 	// say is live. The message names the receipt or document.
 	ErrBadExport = errors.New("store: export does not verify")
+	// ErrNoStore means a store opened ReadOnly does not exist: nothing was
+	// created.
+	ErrNoStore = errors.New("store: no store")
 )
 
 // ConflictError names the natural key and both documents that claim it.

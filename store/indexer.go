@@ -203,6 +203,9 @@ func (s *Store) checkIndexer() error {
 		return fmt.Errorf("store: %s is indexed as %s, this build writes %s: run `aqlstore reindex`", s.dir, v, ix.Version())
 	case !found && s.nextNum > 1:
 		return fmt.Errorf("store: %s holds documents that were never indexed: run `aqlstore reindex`", s.dir)
+	case !found && s.opts.ReadOnly:
+		return fmt.Errorf("store: %s was never opened with its indexes: open it writable once (index.Open, "+
+			"or any aqlstore command that writes)", s.dir)
 	case !found:
 		if err := s.writeMeta(metaIndex, []byte(ix.Version())); err != nil {
 			return err

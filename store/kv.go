@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -43,6 +44,7 @@ func openKV(dir string, o *Options) (*kv, error) {
 		FormatMajorVersion: pebble.FormatNewest,
 		Merger:             bitmapMerger,
 		Cleaner:            eraseCleaner{}, // no WAL recycling: deleted bytes leave the disk (compact.go)
+		ReadOnly:           o.ReadOnly,
 	}
 	if po.FS == nil {
 		po.FS = vfs.Default
@@ -66,6 +68,21 @@ func openKV(dir string, o *Options) (*kv, error) {
 	}
 	fault.opened.Store(true)
 	return &kv{db: db, fault: fault}, nil
+}
+
+// exists reports whether dir holds a Pebble database, reading only.
+func exists(dir string, fs vfs.FS) (bool, error) {
+	if fs == nil {
+		fs = vfs.Default
+	}
+	if _, err := fs.Stat(dir); errors.Is(err, iofs.ErrNotExist) {
+		return false, nil
+	}
+	desc, err := pebble.Peek(dir, fs)
+	if err != nil {
+		return false, err
+	}
+	return desc.Exists, nil
 }
 
 // close closes Pebble, unless a fault left its commit pipeline locked:

@@ -48,6 +48,10 @@ type Options struct {
 	// FS is the file system Pebble uses (default: the OS). Tests inject
 	// faults through it.
 	FS vfs.FS
+	// ReadOnly opens an existing store without writing to its directory
+	// (Pebble's ReadOnly): no store is created (Open returns ErrNoStore),
+	// mutations fail, and a directory the process may not write works.
+	ReadOnly bool
 }
 
 // EnsureDefaults fills zero fields with their defaults and returns o.

@@ -35,7 +35,11 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if o.FS == nil {
+	if o.ReadOnly {
+		if ok, err := exists(dir, o.FS); err != nil || !ok {
+			return nil, noStore(dir, err)
+		}
+	} else if o.FS == nil {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("store: create %s: %w", dir, err)
 		}
@@ -62,6 +66,9 @@ func (s *Store) loadMeta() error {
 	v, found, err := s.kv.get(metaFormat, nil)
 	if err != nil {
 		return fmt.Errorf("store: read format: %w", err)
+	}
+	if !found && s.opts.ReadOnly {
+		return noStore(s.dir, nil)
 	}
 	if !found {
 		return s.initMeta()
@@ -107,6 +114,15 @@ func (s *Store) initMeta() error {
 		return fmt.Errorf("store: init: %w", err)
 	}
 	return b.wait()
+}
+
+// noStore is the error of a read-only open of a directory without a
+// store; err, when set, is why that could not be told.
+func noStore(dir string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%w at %s: %v", ErrNoStore, dir, err)
+	}
+	return fmt.Errorf("%w at %s", ErrNoStore, dir)
 }
 
 // Dir returns the directory the store lives in.

@@ -8,9 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"runtime/debug"
+	"sort"
 	"strings"
 
+	"github.com/aqlstore/aqlstore"
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/store"
 	"github.com/spf13/cobra"
@@ -39,7 +43,14 @@ type Main struct {
 
 	ix       *index.Index // the open store's index, set by open
 	storeLog *slog.Logger // where the store reports background errors; nil: text on Stderr
+	readOnly bool         // the command only reads: open the store read-only (readingCommands)
 }
+
+// readingCommands only read a store: they never create one (a mistyped
+// --dir is an error, not a new empty store) and open it read-only, so a
+// store directory they may not write works for them.
+var readingCommands = map[string]bool{"get": true, "ls": true, "stats": true, "verify": true, "export": true,
+	"query": true, "explain": true, "grants": true, "thread": true, "trace": true, "check": true}
 
 // NewMain returns a Main on the process's standard streams.
 func NewMain() *Main {
@@ -60,7 +71,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(m.Stderr, "aqlstore:", err)
+	fmt.Fprintln(m.Stderr, "aqlstore:", withoutPackagePrefixes(err.Error()))
 	var ue usageError
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 		return exitUsage
@@ -86,8 +97,10 @@ func (m *Main) rootCommand() *cobra.Command {
 	pf.BoolVar(&m.asJSON, "json", false, "print JSON instead of text")
 	pf.StringVar(&m.cache, "cache", "64MiB", "block cache of the store (\"256MiB\", \"4GiB\"): a bigger one serves more reads from memory")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRunE = m.preRun
 	for _, c := range []interface{ command() *cobra.Command }{
-		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &lsCommand{m: m},
+		&initCommand{m: m}, &putCommand{m: m}, &getCommand{m: m}, &deleteCommand{m: m}, &lsCommand{m: m},
+		&exportCommand{m: m}, &importCommand{m: m},
 		&statsCommand{m: m}, &verifyCommand{m: m}, &compactCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
 		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
 		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m}, &indexCommand{m: m},
@@ -103,6 +116,76 @@ func (m *Main) rootCommand() *cobra.Command {
 	return root
 }
 
+// packagePrefix is a library package's prefix at the start of an error
+// message or of one wrapped in it ("open x: store: not found"). The
+// libraries keep them for embedders' logs; a person at the CLI needs the
+// message, not which package made it.
+var packagePrefix = regexp.MustCompile(`(^|: )(?:canon|store|index|query|aql|eval|sign|pairl|aidp|execintent|aqlstore): `)
+
+// withoutPackagePrefixes removes every packagePrefix from msg.
+func withoutPackagePrefixes(msg string) string {
+	for {
+		out := packagePrefix.ReplaceAllString(msg, "$1")
+		if out == msg {
+			return out
+		}
+		msg = out
+	}
+}
+
+// parseKindFlag reads a --kind value; an unknown kind is a usage error
+// listing the kinds, with the closest one when a typo is likely.
+func parseKindFlag(s string) (canon.Kind, error) {
+	if k, err := canon.ParseKind(s); err == nil {
+		return k, nil
+	}
+	names := make([]string, 0, 16)
+	for _, k := range allKinds() {
+		names = append(names, string(k))
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("--kind %q: unknown kind", s)
+	if near := nearestKind(s); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return "", usageError{fmt.Errorf("%s (known kinds: %s)", msg, strings.Join(names, ", "))}
+}
+
+func allKinds() []canon.Kind { return append(canon.Kinds(), canon.MessageKinds()...) }
+
+// nearestKind is the kind name within two edits of s (Levenshtein), or ""
+// when none is that close.
+func nearestKind(s string) canon.Kind {
+	best, bestD := canon.Kind(""), 3
+	for _, k := range allKinds() {
+		if d := levenshtein(s, string(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// levenshtein is the edit distance between a and b, in bytes.
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 // args wraps a cobra positional-argument check so that its errors exit 2.
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
@@ -113,30 +196,82 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// open opens the store named by --dir, with its index.
+// preRun checks what every command shares before it runs: --as is a DID;
+// and it marks the readingCommands, whose open then refuses a missing
+// store rather than create one.
+func (m *Main) preRun(cmd *cobra.Command, _ []string) error {
+	if m.asDID != "" && m.asDID != store.Public {
+		if err := canon.CheckDID(m.asDID); err != nil {
+			return usageError{fmt.Errorf("--as: %w", err)}
+		}
+	}
+	if !readingCommands[cmd.Name()] || cmd.Parent() != cmd.Root() {
+		return nil
+	}
+	if f := cmd.Flags().Lookup("server"); f != nil && f.Value.String() != "" {
+		return nil // asks a server, not the local store
+	}
+	m.readOnly = true
+	return nil
+}
+
+// noStoreError says that --dir names no store, and how to make one.
+func noStoreError(dir string) error {
+	return fmt.Errorf("no store at %s: check --dir (or $AQLSTORE_DIR); create one with `aqlstore --dir %s init` "+
+		"or `aqlstore --dir %s put FILE`", dir, dir, dir)
+}
+
+// open opens the store named by --dir, with its index: read-only for the
+// readingCommands.
 func (m *Main) open() (*store.Store, error) {
+	opts, err := m.storeOptions()
+	if err != nil {
+		return nil, err
+	}
+	s, ix, err := index.Open(m.dir, &opts)
+	if errors.Is(err, store.ErrNoStore) {
+		return nil, noStoreError(m.dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", m.dir, err)
+	}
+	m.ix = ix
+	return s, nil
+}
+
+// storeOptions are the store options the global flags ask for.
+func (m *Main) storeOptions() (store.Options, error) {
 	// Pebble's background errors (a failed flush or compaction) reach no
 	// caller; without a logger they would be lost.
-	opts := store.Options{Logger: m.storeLog}
+	opts := store.Options{Logger: m.storeLog, ReadOnly: m.readOnly}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(m.Stderr, nil))
 	}
 	if m.cache != "" {
 		n, err := parseSize(m.cache)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("--cache: %w", err)}
+			return opts, usageError{fmt.Errorf("--cache: %w", err)}
 		}
 		if n < 1<<20 {
-			return nil, usageError{fmt.Errorf("--cache %s: give at least 1MiB", m.cache)}
+			return opts, usageError{fmt.Errorf("--cache %s: give at least 1MiB", m.cache)}
 		}
 		opts.CacheSize = n
 	}
-	s, ix, err := index.Open(m.dir, &opts)
+	return opts, nil
+}
+
+// openDB opens the store named by --dir through the embedding API, as
+// open does.
+func (m *Main) openDB() (*aqlstore.DB, error) {
+	opts, err := m.storeOptions()
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", m.dir, err)
+		return nil, err
 	}
-	m.ix = ix
-	return s, nil
+	db, err := aqlstore.Open(m.dir, &aqlstore.Options{ReadOnly: m.readOnly, Store: opts})
+	if errors.Is(err, store.ErrNoStore) {
+		return nil, noStoreError(m.dir)
+	}
+	return db, err
 }
 
 // ctx returns ctx acting as the --as principal.
@@ -159,8 +294,37 @@ func (m *Main) printJSON(v any) error {
 
 func version() string {
 	info, ok := debug.ReadBuildInfo()
-	if !ok || info.Main.Version == "" {
-		return "devel"
+	if !ok {
+		return "unknown (built without module support)"
 	}
-	return info.Main.Version
+	return versionOf(info)
+}
+
+// versionOf says which source a binary was built from: the module version
+// (a tag, or "(devel)" for a build in a checkout), the VCS revision and
+// its time, whether the tree had uncommitted changes, and the Go version.
+func versionOf(info *debug.BuildInfo) string {
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	set := map[string]string{}
+	for _, s := range info.Settings {
+		set[s.Key] = s.Value
+	}
+	if rev := set["vcs.revision"]; rev != "" {
+		v += " revision " + rev
+		if t := set["vcs.time"]; t != "" {
+			v += " (" + t + ")"
+		}
+		if set["vcs.modified"] == "true" {
+			v += " with uncommitted changes"
+		}
+	} else {
+		v += " (no VCS information: built outside a checkout, or with -buildvcs=false)"
+	}
+	if info.GoVersion != "" {
+		v += ", " + info.GoVersion
+	}
+	return v
 }

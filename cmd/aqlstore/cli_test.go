@@ -119,8 +119,10 @@ func TestPutRejectsBadInputAndStoresNothing(t *testing.T) {
 
 func TestUsageErrorsExit2(t *testing.T) {
 	dir := t.TempDir()
+	run(t, dir, "", "init")
 	for _, args := range [][]string{{"frob"}, {"put"}, {"put", "--kind", "bogus", "x.json"}, {"ls", "--bogus"},
-		{"get"}, {"gen", "--kind", "nope"}} {
+		{"get"}, {"gen", "--kind", "nope"}, {"get", "--kind", "ofer", "--key", "o-1"}, {"delete", "--kind", "ofer", "--key", "o-1"},
+		{"--as", "notadid", "ls"}} {
 		if code, _, _ := run(t, dir, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}

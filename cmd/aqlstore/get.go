@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -32,8 +33,9 @@ func (c *getCommand) command() *cobra.Command {
 }
 
 func (c *getCommand) run(ctx context.Context, a []string) error {
-	if (len(a) == 1) == (c.key != "") || (c.key != "") != (c.kind != "") {
-		return usageError{fmt.Errorf("give a content id, or --kind and --key")}
+	target, err := parseTarget(a, c.kind, c.key)
+	if err != nil {
+		return err
 	}
 	s, err := c.m.open()
 	if err != nil {
@@ -42,17 +44,13 @@ func (c *getCommand) run(ctx context.Context, a []string) error {
 	defer s.Close()
 	ctx = c.m.ctx(ctx)
 	var doc *store.Doc
-	if len(a) == 1 {
-		id, perr := canon.ParseContentID(a[0])
-		if perr != nil {
-			return usageError{perr}
-		}
-		doc, err = s.Get(ctx, store.Ref{ID: id})
+	if target.kind == "" {
+		doc, err = s.Get(ctx, store.Ref{ID: target.id})
 	} else {
-		doc, err = s.Lookup(ctx, canon.Kind(c.kind), c.key)
+		doc, err = s.Lookup(ctx, target.kind, target.key)
 	}
 	if err != nil {
-		return err
+		return c.m.notFound(err, target)
 	}
 	if c.m.asJSON {
 		return c.m.printJSON(getJSON(doc))
@@ -75,4 +73,65 @@ func getJSON(doc *store.Doc) map[string]any {
 		out["text"] = string(doc.Body)
 	}
 	return out
+}
+
+// target is the document a command names: a content id, or a kind and
+// natural key.
+type target struct {
+	id   canon.ContentID
+	kind canon.Kind // "" when named by id
+	key  string
+}
+
+// parseTarget reads a command's CONTENT-ID argument or its --kind and
+// --key; a wrong combination or an unknown kind is a usage error.
+func parseTarget(a []string, kind, key string) (target, error) {
+	if (len(a) == 1) == (key != "") || (key != "") != (kind != "") {
+		return target{}, usageError{fmt.Errorf("give a content id, or --kind and --key")}
+	}
+	if len(a) == 1 {
+		id, err := canon.ParseContentID(a[0])
+		if err != nil {
+			return target{}, usageError{fmt.Errorf("CONTENT-ID: %w", err)}
+		}
+		return target{id: id}, nil
+	}
+	k, err := parseKindFlag(kind)
+	if err != nil {
+		return target{}, err
+	}
+	return target{kind: k, key: key}, nil
+}
+
+// String names the target as a message does.
+func (t target) String() string {
+	if t.kind == "" {
+		return "document " + t.id.String()
+	}
+	return fmt.Sprintf("%s with key %q", t.kind, t.key)
+}
+
+// notFound turns store.ErrNotFound into what a person needs: which
+// document, read as whom, and how to read as someone else. Other errors
+// pass through.
+func (m *Main) notFound(err error, t target) error {
+	if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	reader := m.asDID
+	if reader == "" {
+		reader = store.Public
+	}
+	hint := "it is not stored, or is a tenant's: read as its owner with --as DID"
+	if reader != store.Public {
+		hint = "it is not stored, or belongs to another tenant that has not granted it to " + reader
+	}
+	ls := "aqlstore ls"
+	if reader != store.Public {
+		ls = "aqlstore --as " + reader + " ls"
+	}
+	if t.kind != "" {
+		ls += " --kind " + string(t.kind)
+	}
+	return fmt.Errorf("not found: no %s visible to %s (%s; `%s` lists what %s may read)", t, reader, hint, ls, reader)
 }

@@ -34,3 +34,46 @@ func TestGetPAIRL(t *testing.T) {
 		t.Fatalf("get --json: %s", out)
 	}
 }
+
+// An unknown kind is a usage error (exit 2) with the closest kind, as in
+// every other command.
+func TestGetUnknownKind(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, "", "init")
+	code, _, errs := run(t, dir, "", "get", "--kind", "ofer", "--key", "o-1")
+	if code != 2 || !strings.Contains(errs, `did you mean "offer"?`) || !strings.Contains(errs, "known kinds:") {
+		t.Errorf("get --kind ofer: exit %d, %s", code, errs)
+	}
+	code, _, errs = run(t, dir, "", "get", "--kind", "zzzzzzzz", "--key", "o-1")
+	if code != 2 || strings.Contains(errs, "did you mean") || !strings.Contains(errs, "known kinds:") {
+		t.Errorf("get --kind zzzzzzzz: exit %d, %s", code, errs)
+	}
+}
+
+// Not found names the document, the reader, and how to read as someone
+// else.
+func TestGetNotFoundNamesReader(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "store")
+	const owner = "did:web:owner.example"
+	if code, _, errs := run(t, dir, `{"offer_id":"o-1","price":"5.00"}`, "--as", owner, "put", "-"); code != 0 {
+		t.Fatal(errs)
+	}
+	code, _, errs := run(t, dir, "", "get", "--kind", "offer", "--key", "o-1")
+	for _, want := range []string{"not found", `offer with key "o-1"`, "visible to public", "--as DID"} {
+		if code != 1 || !strings.Contains(errs, want) {
+			t.Errorf("get as public: exit %d, %s; want %q", code, errs, want)
+		}
+	}
+	const other = "did:web:other.example"
+	id := strings.Repeat("ab", 32)
+	code, _, errs = run(t, dir, "", "--as", other, "get", id)
+	for _, want := range []string{"not found", "document " + id, "visible to " + other, "aqlstore --as " + other + " ls"} {
+		if code != 1 || !strings.Contains(errs, want) {
+			t.Errorf("get by id as another tenant: exit %d, %s; want %q", code, errs, want)
+		}
+	}
+	if code, out, _ := run(t, dir, "", "--as", owner, "get", "--kind", "offer", "--key", "o-1"); code != 0 || !strings.Contains(out, "o-1") {
+		t.Errorf("the owner's get: %d %s", code, out)
+	}
+}

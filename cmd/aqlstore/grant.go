@@ -31,6 +31,12 @@ func (c *grantCommand) command() *cobra.Command {
 }
 
 func (c *grantCommand) run(ctx context.Context, idText, grantee string) error {
+	// "public" passes to the store, which says how to share with everyone.
+	if grantee != store.Public {
+		if err := canon.CheckDID(grantee); err != nil {
+			return usageError{fmt.Errorf("DID: %w", err)}
+		}
+	}
 	s, id, err := openOwned(c.m, idText)
 	if err != nil {
 		return err
