@@ -50,20 +50,40 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 }
 
 // readerContext verifies the intent's signature (R1) and returns ctx
-// acting as the issuer when the signature verified, else as o.Principal
-// (the caller the embedder authenticated), else as public.
+// acting as the principal Reader names.
 func readerContext(ctx context.Context, in *aql.Intent, o *Options) (context.Context, error) {
+	p, err := Reader(in, o)
+	if err != nil {
+		return nil, err
+	}
+	return store.WithPrincipal(ctx, p), nil
+}
+
+// Reader verifies the intent's signature (R1, ErrRefused when a
+// resolvable key does not verify it) and returns whom a resolution reads
+// as: the issuer when the signature verified (and, with
+// Options.IssuerProof, the caller is the issuer), else Options.Principal
+// (the caller the embedder authenticated), else store.Public. A caller
+// presenting another issuer's verified intent under IssuerProof reads as
+// store.Public: neither as the issuer nor as itself, so the answer is
+// the same whoever replays it.
+func Reader(in *aql.Intent, o *Options) (string, error) {
+	if o == nil {
+		o = &Options{}
+	}
 	verdict, err := sign.VerifyIntent(in.Document, o.Keys)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
+		return "", fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	switch {
+	case verdict == sign.VerifiedSignature && (!o.IssuerProof || in.IssuerDID == o.Principal):
+		return in.IssuerDID, nil
 	case verdict == sign.VerifiedSignature:
-		return store.WithPrincipal(ctx, in.IssuerDID), nil
+		return store.Public, nil
 	case o.Principal != "":
-		return store.WithPrincipal(ctx, o.Principal), nil
+		return o.Principal, nil
 	}
-	return store.WithPrincipal(ctx, store.Public), nil
+	return store.Public, nil
 }
 
 // resolution is the state of one Resolve call.

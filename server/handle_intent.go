@@ -113,11 +113,12 @@ func planKind(p *query.Plan) string {
 }
 
 // queryOptions reads ?cursor= and ?page_size=. The query reads as the
-// intent's verified issuer, else as the authenticated caller (bearer
-// token or signed request), else as public (query.Options.Principal).
+// authenticated caller (bearer token or signed request), else as public;
+// an intent signed by another issuer than the caller reads as public
+// (query.Options.IssuerProof): a signed intent is not a credential.
 func (s *Server) queryOptions(r *http.Request) (*query.Options, *problem) {
 	o := &query.Options{Signer: s.cfg.Signer, Keys: s.cfg.Keys, At: s.cfg.Now(),
-		Principal: callerOf(r).tenant, MaxRejected: s.cfg.MaxRejected}
+		Principal: callerOf(r).tenant, IssuerProof: true, MaxRejected: s.cfg.MaxRejected}
 	if r.URL.RawQuery == "" { // the common case: nothing to parse
 		return o, nil
 	}
