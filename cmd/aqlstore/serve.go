@@ -105,17 +105,20 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if cfg.Signer, err = loadSigner(c.m.dir); err != nil {
 		return err
 	}
-	if err := c.loadDemo(ctx, s); err != nil {
-		return err
-	}
-	cfg.Store, cfg.Index = s, c.m.ix
-	srv, err := server.New(cfg)
-	if err != nil {
-		return err
-	}
+	// Bind before writing anything: a taken port must not leave a demo
+	// corpus in a store the user meant to fill otherwise.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
+	}
+	cfg.Store, cfg.Index = s, c.m.ix
+	srv, err := server.New(cfg)
+	if err == nil {
+		err = c.loadDemo(ctx, s)
+	}
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	c.banner("http://"+ln.Addr().String(), srv, cfg.Signer)
 	if c.prewarm {
