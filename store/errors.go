@@ -28,6 +28,10 @@ var (
 	// does not hash to its id, or the documents are not what the receipts
 	// say is live. The message names the receipt or document.
 	ErrBadExport = errors.New("store: export does not verify")
+	// ErrLocked means another process, or another Open in this one, has
+	// the store open; the error is a *LockedError naming the directory
+	// and, where the system says, the holder's pid.
+	ErrLocked = errors.New("store: locked by another process")
 )
 
 // ConflictError names the natural key and both documents that claim it.
