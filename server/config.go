@@ -18,27 +18,28 @@ import (
 // Defaults of Config. The timeouts bound ordinary requests; streams extend
 // their own deadlines per write (StreamWriteTimeout).
 const (
-	DefaultAddr               = "127.0.0.1:8080"
-	DefaultMaxBodyBytes       = 1 << 20   // an intent or one document (aql.DefaultMaxBytes)
-	DefaultMaxImportBytes     = 256 << 20 // an export being imported
-	DefaultReadHeaderTimeout  = 5 * time.Second
-	DefaultReadTimeout        = 30 * time.Second
-	DefaultWriteTimeout       = 2 * time.Minute
-	DefaultIdleTimeout        = 2 * time.Minute
-	DefaultShutdownTimeout    = 30 * time.Second
-	DefaultQueryTimeout       = 90 * time.Second
-	DefaultRateLimit          = 1000 // requests per second per caller
-	DefaultRateBurst          = 1000
-	DefaultHeartbeat          = 15 * time.Second
-	DefaultStreamWriteTimeout = 30 * time.Second
-	DefaultMaxStreams         = 1000
-	DefaultMaxQueries         = 64 // intents resolved at once; 503 beyond
-	DefaultMaxSubscriptions   = 32 // subscription streams one caller holds open; 429 beyond
-	DefaultMaxEventsPerMinute = aql.DefaultMaxEventRate
-	DefaultMaxPageSize        = 1000 // ?page_size= of a full_set query
-	DefaultMaxRejected        = 100  // rejected candidates listed in one response (query's default)
-	DefaultMaxHeaderBytes     = 64 << 10
-	DefaultSignedWindow       = 5 * time.Minute
+	DefaultAddr                = "127.0.0.1:8080"
+	DefaultMaxBodyBytes        = 1 << 20   // an intent or one document (aql.DefaultMaxBytes)
+	DefaultMaxImportBytes      = 256 << 20 // an export being imported
+	DefaultReadHeaderTimeout   = 5 * time.Second
+	DefaultReadTimeout         = 30 * time.Second
+	DefaultWriteTimeout        = 2 * time.Minute
+	DefaultIdleTimeout         = 2 * time.Minute
+	DefaultShutdownTimeout     = 30 * time.Second
+	DefaultQueryTimeout        = 90 * time.Second
+	DefaultRateLimit           = 1000 // requests per second per caller
+	DefaultRateBurst           = 1000
+	DefaultHeartbeat           = 15 * time.Second
+	DefaultStreamWriteTimeout  = 30 * time.Second
+	DefaultMaxStreams          = 1000
+	DefaultMaxQueries          = 64 // intents resolved at once; 503 beyond
+	DefaultMaxQueriesPerCaller = 16 // intents one caller has resolved at once; 429 beyond
+	DefaultMaxSubscriptions    = 32 // subscription streams one caller holds open; 429 beyond
+	DefaultMaxEventsPerMinute  = aql.DefaultMaxEventRate
+	DefaultMaxPageSize         = 1000 // ?page_size= of a full_set query
+	DefaultMaxRejected         = 100  // rejected candidates listed in one response (query's default)
+	DefaultMaxHeaderBytes      = 64 << 10
+	DefaultSignedWindow        = 5 * time.Minute
 )
 
 // Config configures a Server. Zero fields take their defaults
@@ -85,11 +86,14 @@ type Config struct {
 	StreamWriteTimeout time.Duration // one SSE write; a client slower than this is dropped
 	MaxStreams         int           // concurrent SSE streams; 503 beyond
 	MaxQueries         int           // intents resolved at once (POST /oap/intent); 503 beyond
-	MaxSubscriptions   int           // subscription streams open per caller; 429 beyond
-	MaxEventsPerMinute int           // the max_event_rate_per_minute a subscription may ask for; 400 beyond
-	MaxPageSize        int           // largest ?page_size= of a full_set query; 400 beyond
-	MaxRejected        int           // rejected candidates listed per response; the rest are counted
-	MaxHeaderBytes     int           // 431 beyond
+	// MaxQueriesPerCaller bounds the intents one caller (a tenant, else an
+	// anonymous client address) has resolved at once; 429 beyond.
+	MaxQueriesPerCaller int
+	MaxSubscriptions    int // subscription streams open per caller; 429 beyond
+	MaxEventsPerMinute  int // the max_event_rate_per_minute a subscription may ask for; 400 beyond
+	MaxPageSize         int // largest ?page_size= of a full_set query; 400 beyond
+	MaxRejected         int // rejected candidates listed per response; the rest are counted
+	MaxHeaderBytes      int // 431 beyond
 	// SignedRequestWindow is how far a signed request's created time may
 	// be from the server's clock; its nonce is remembered twice as long.
 	SignedRequestWindow time.Duration
@@ -124,6 +128,7 @@ func (c *Config) ensureLimits() {
 	c.MaxStreams = orDefault(c.MaxStreams, DefaultMaxStreams)
 	c.MaxHeaderBytes = orDefault(c.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	c.MaxQueries = orDefault(c.MaxQueries, DefaultMaxQueries)
+	c.MaxQueriesPerCaller = orDefault(c.MaxQueriesPerCaller, DefaultMaxQueriesPerCaller)
 	c.MaxSubscriptions = orDefault(c.MaxSubscriptions, DefaultMaxSubscriptions)
 	c.MaxEventsPerMinute = orDefault(c.MaxEventsPerMinute, DefaultMaxEventsPerMinute)
 	c.MaxPageSize = orDefault(c.MaxPageSize, DefaultMaxPageSize)

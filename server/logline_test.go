@@ -53,9 +53,9 @@ func TestRequestLogLine(t *testing.T) {
 	}
 	var got struct {
 		Level, Msg, Method, Route, Pattern, Caller, Remote string
-		Status                                          *int
-		Bytes                                           *int64
-		Duration                                        *float64 `json:"duration_ms"`
+		Status                                             *int
+		Bytes                                              *int64
+		Duration                                           *float64 `json:"duration_ms"`
 	}
 	if err := json.Unmarshal(line, &got); err != nil {
 		t.Fatalf("%s: %v", line, err)

@@ -64,6 +64,7 @@ func (c *serveCommand) command() *cobra.Command {
 	f.DurationVar(&c.timeouts.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "time to write a response (streams extend it per event)")
 	f.DurationVar(&c.timeouts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "keep-alive idle time")
 	f.DurationVar(&c.timeouts.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "time in-flight requests get on shutdown")
+	f.DurationVar(&c.timeouts.QueryTimeout, "query-timeout", server.DefaultQueryTimeout, "time one query may run, regex matches included (503 query_timeout after)")
 	f.BoolVar(&c.prewarm, "prewarm", false, "read the store once in the background after starting, to fill the block cache (see --cache)")
 	f.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	f.DurationVar(&c.timeouts.Heartbeat, "heartbeat", server.DefaultHeartbeat, "interval of heartbeats on idle event streams")
@@ -77,6 +78,7 @@ func (c *serveCommand) limitFlags(cmd *cobra.Command) {
 	f, l := cmd.Flags(), &c.limits
 	f.Int64Var(&l.MaxImportBytes, "max-import-body", server.DefaultMaxImportBytes, "body limit in bytes of imports and NDJSON puts (413 above)")
 	f.IntVar(&l.MaxQueries, "max-queries", server.DefaultMaxQueries, "intents resolved at once (503 above)")
+	f.IntVar(&l.MaxQueriesPerCaller, "max-queries-per-caller", server.DefaultMaxQueriesPerCaller, "intents one caller (tenant, else client address) resolves at once (429 above)")
 	f.IntVar(&l.MaxStreams, "max-streams", server.DefaultMaxStreams, "event streams open at once (503 above)")
 	f.IntVar(&l.MaxSubscriptions, "max-subscriptions", server.DefaultMaxSubscriptions, "subscription streams one caller may hold open (429 above)")
 	f.IntVar(&l.MaxEventsPerMinute, "max-events-per-minute", server.DefaultMaxEventsPerMinute, "largest max_event_rate_per_minute a subscription may ask for (400 above)")
@@ -166,6 +168,7 @@ func (c *serveCommand) config() (server.Config, error) {
 	l := c.limits
 	cfg.MaxImportBytes, cfg.MaxQueries, cfg.MaxStreams, cfg.MaxSubscriptions = l.MaxImportBytes, l.MaxQueries, l.MaxStreams, l.MaxSubscriptions
 	cfg.MaxEventsPerMinute, cfg.MaxPageSize, cfg.MaxRejected = l.MaxEventsPerMinute, l.MaxPageSize, l.MaxRejected
+	cfg.MaxQueriesPerCaller = l.MaxQueriesPerCaller
 	if err := c.checkLimits(); err != nil {
 		return cfg, err
 	}
@@ -201,6 +204,7 @@ func (c *serveCommand) checkLimits() error {
 		name string
 		v    int64
 	}{{"max-body", c.maxBody}, {"max-import-body", l.MaxImportBytes}, {"max-queries", int64(l.MaxQueries)},
+		{"max-queries-per-caller", int64(l.MaxQueriesPerCaller)},
 		{"max-streams", int64(l.MaxStreams)}, {"max-subscriptions", int64(l.MaxSubscriptions)},
 		{"max-events-per-minute", int64(l.MaxEventsPerMinute)}, {"max-page-size", int64(l.MaxPageSize)},
 		{"max-rejected", int64(l.MaxRejected)}} {
