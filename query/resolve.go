@@ -41,6 +41,9 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 		if err := r.enumerate(ctx, s); err != nil {
 			return nil, err
 		}
+		if err := ctx.Err(); err != nil { // a deadline that passed while the last document was judged
+			return nil, err
+		}
 		resp, err := r.respond()
 		if errors.Is(err, errLazyMiss) && lazy {
 			continue // judge every candidate instead
@@ -115,6 +118,9 @@ func newResolution(in *aql.Intent, o *Options) *resolution {
 // document of the intent's kinds. Both orders are the same, so both give
 // the same response.
 func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
+	if d, ok := ctx.Deadline(); ok {
+		r.ev.SetDeadline(d)
+	}
 	docs := r.fullScan(ctx, s)
 	if r.o.Index != nil {
 		plan, err := PlanIntent(s, r.o.Index, r.in, store.Principal(ctx), r.kinds())

@@ -29,6 +29,9 @@ func Stream(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) 
 		}
 		r := newResolution(in, &o)
 		r.o.MaxRejected = -1
+		if d, ok := ctx.Deadline(); ok {
+			r.ev.SetDeadline(d)
+		}
 		for doc, err := range r.fullScan(rctx, s) {
 			if err == nil {
 				err = r.consider(doc)
@@ -40,6 +43,9 @@ func Stream(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) 
 			if !r.drain(yield) {
 				return
 			}
+		}
+		if err := rctx.Err(); err != nil { // the deadline passed while the last document was judged
+			yield(nil, err)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"time"
+
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/cockroachdb/apd/v3"
 )
@@ -23,7 +25,18 @@ type Evaluator struct {
 	reasons map[*aql.Leaf]string
 
 	raw rawState // scratch of MatchRaw and EvalRaw (raw.go)
+
+	// deadline, when set, is the end of the caller's whole budget: a
+	// regex match is not started past it (see matches).
+	deadline time.Time
 }
+
+// SetDeadline makes every regex match asked for after t count as timed
+// out without running, so that regex time counts against the caller's
+// own deadline (a query's timeout) rather than adding to it; a match
+// already running stops at its MatchTimeout. The zero time means no
+// deadline.
+func (e *Evaluator) SetDeadline(t time.Time) { e.deadline = t }
 
 // reasonCacheMax bounds Evaluator.reasons; intents have few leaves.
 const reasonCacheMax = 256

@@ -21,16 +21,20 @@ import (
 // left count as timed out without being matched. A leaf that finds its
 // witness in time is unaffected, and the answer does not depend on the
 // order leaves run in, so Match and Eval still agree.
+//
+// Past the Evaluator's deadline (SetDeadline) no match starts: the
+// caller's deadline has passed and its answer will be a timeout anyway,
+// so a tree of many regex leaves cannot hold it a MatchTimeout per leaf.
 func (s *scan) matches(l *aql.Leaf, v any) outcome {
 	str, ok := v.(string)
 	if !ok || l.Regex == nil {
 		return outIncomparable
 	}
 	budget := l.Regex.MatchTimeout
-	if s.regexSpent >= budget {
+	start := time.Now()
+	if s.regexSpent >= budget || (!s.deadline.IsZero() && !start.Before(s.deadline)) {
 		return outTimeout
 	}
-	start := time.Now()
 	found, err := l.Regex.MatchString(str)
 	s.regexSpent += time.Since(start)
 	switch {
