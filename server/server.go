@@ -23,6 +23,7 @@ type Server struct {
 	limiter *limiter
 	nonces  *nonceCache // signed requests' nonces within the window
 	gates   *gates      // queries and subscriptions running (MaxQueries, MaxSubscriptions)
+	writes  *writeGate  // write request bytes in memory (MaxWriteBytes)
 
 	// queryHook, when set (tests only), runs while a query holds its slot.
 	queryHook func(*aql.Intent)
@@ -43,7 +44,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(cfg.Store),
-		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst), nonces: newNonceCache(), gates: newGates(), closing: make(chan struct{})}
+		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst), nonces: newNonceCache(), gates: newGates(), writes: newWriteGate(cfg.MaxWriteBytes), closing: make(chan struct{})}
 	if did := s.configuredDID(); did != "" {
 		s.didWeb.Store(&did)
 	}

@@ -78,6 +78,8 @@ func (c *serveCommand) limitFlags(cmd *cobra.Command) {
 	f, l := cmd.Flags(), &c.limits
 	f.Int64Var(&l.MaxImportBytes, "max-import-body", server.DefaultMaxImportBytes, "body limit in bytes of imports and NDJSON puts (413 above)")
 	f.IntVar(&l.MaxQueries, "max-queries", server.DefaultMaxQueries, "intents resolved at once (503 above)")
+	f.IntVar(&l.MaxPutDocuments, "max-put-documents", server.DefaultMaxPutDocuments, "documents in one NDJSON put (413 above)")
+	f.Int64Var(&l.MaxWriteBytes, "max-write-bytes", server.DefaultMaxWriteBytes, "write request bytes in memory at once, half per caller (413 above a caller's share; 503 when busy)")
 	f.IntVar(&l.MaxQueriesPerCaller, "max-queries-per-caller", server.DefaultMaxQueriesPerCaller, "intents one caller (tenant, else client address) resolves at once (429 above)")
 	f.IntVar(&l.MaxStreams, "max-streams", server.DefaultMaxStreams, "event streams open at once (503 above)")
 	f.IntVar(&l.MaxSubscriptions, "max-subscriptions", server.DefaultMaxSubscriptions, "subscription streams one caller may hold open (429 above)")
@@ -168,7 +170,7 @@ func (c *serveCommand) config() (server.Config, error) {
 	l := c.limits
 	cfg.MaxImportBytes, cfg.MaxQueries, cfg.MaxStreams, cfg.MaxSubscriptions = l.MaxImportBytes, l.MaxQueries, l.MaxStreams, l.MaxSubscriptions
 	cfg.MaxEventsPerMinute, cfg.MaxPageSize, cfg.MaxRejected = l.MaxEventsPerMinute, l.MaxPageSize, l.MaxRejected
-	cfg.MaxQueriesPerCaller = l.MaxQueriesPerCaller
+	cfg.MaxQueriesPerCaller, cfg.MaxPutDocuments, cfg.MaxWriteBytes = l.MaxQueriesPerCaller, l.MaxPutDocuments, l.MaxWriteBytes
 	if err := c.checkLimits(); err != nil {
 		return cfg, err
 	}
@@ -204,7 +206,8 @@ func (c *serveCommand) checkLimits() error {
 		name string
 		v    int64
 	}{{"max-body", c.maxBody}, {"max-import-body", l.MaxImportBytes}, {"max-queries", int64(l.MaxQueries)},
-		{"max-queries-per-caller", int64(l.MaxQueriesPerCaller)},
+		{"max-queries-per-caller", int64(l.MaxQueriesPerCaller)}, {"max-put-documents", int64(l.MaxPutDocuments)},
+		{"max-write-bytes", l.MaxWriteBytes},
 		{"max-streams", int64(l.MaxStreams)}, {"max-subscriptions", int64(l.MaxSubscriptions)},
 		{"max-events-per-minute", int64(l.MaxEventsPerMinute)}, {"max-page-size", int64(l.MaxPageSize)},
 		{"max-rejected", int64(l.MaxRejected)}} {
