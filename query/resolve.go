@@ -118,9 +118,7 @@ func newResolution(in *aql.Intent, o *Options) *resolution {
 // document of the intent's kinds. Both orders are the same, so both give
 // the same response.
 func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
-	if d, ok := ctx.Deadline(); ok {
-		r.ev.SetDeadline(d)
-	}
+	r.ev.SetDone(ctx.Done())
 	docs := r.fullScan(ctx, s)
 	if r.o.Index != nil {
 		plan, err := PlanIntent(s, r.o.Index, r.in, store.Principal(ctx), r.kinds())

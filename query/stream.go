@@ -29,9 +29,7 @@ func Stream(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) 
 		}
 		r := newResolution(in, &o)
 		r.o.MaxRejected = -1
-		if d, ok := ctx.Deadline(); ok {
-			r.ev.SetDeadline(d)
-		}
+		r.ev.SetDone(ctx.Done())
 		for doc, err := range r.fullScan(rctx, s) {
 			if err == nil {
 				err = r.consider(doc)

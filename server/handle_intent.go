@@ -163,6 +163,10 @@ func (s *Server) refuseIntent(w http.ResponseWriter, r *http.Request, err error,
 	s.writeSigned(w, p.status, contentProblem, doc)
 }
 
+// statusClientClosed is the status logged for a query whose client left
+// before its answer (nginx's 499); no client sees it.
+const statusClientClosed = 499
+
 // intentProblem maps a resolution error to its status; known is false for
 // failures of the server rather than of the intent.
 func intentProblem(err error) (p problem, known bool) {
@@ -177,6 +181,9 @@ func intentProblem(err error) (p problem, known bool) {
 		return problem{status: http.StatusBadRequest, code: "invalid_cursor", title: "Invalid cursor"}, true
 	case errors.Is(err, context.DeadlineExceeded):
 		return unavailable("query_timeout", "the resolution took longer than the server allows; narrow the constraints"), false
+	case errors.Is(err, context.Canceled): // the client left: nobody reads this, the log and metrics do
+		return problem{status: statusClientClosed, code: "client_closed_request", title: "Client closed the request",
+			detail: "the client went away before the resolution ended; it was stopped"}, false
 	}
 	return storeFailure(err), false
 }

@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"time"
-
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/cockroachdb/apd/v3"
 )
@@ -26,17 +24,17 @@ type Evaluator struct {
 
 	raw rawState // scratch of MatchRaw and EvalRaw (raw.go)
 
-	// deadline, when set, is the end of the caller's whole budget: a
-	// regex match is not started past it (see matches).
-	deadline time.Time
+	// done, when closed, ends the caller's budget: a regex match is not
+	// started past it (see matches).
+	done <-chan struct{}
 }
 
-// SetDeadline makes every regex match asked for after t count as timed
-// out without running, so that regex time counts against the caller's
-// own deadline (a query's timeout) rather than adding to it; a match
-// already running stops at its MatchTimeout. The zero time means no
-// deadline.
-func (e *Evaluator) SetDeadline(t time.Time) { e.deadline = t }
+// SetDone makes every regex match asked for once done is closed (the
+// caller's context ended: its deadline passed, or its client left) count
+// as timed out without running, so that regex time counts against the
+// caller's own deadline rather than adding to it; a match already
+// running stops at its MatchTimeout. A nil done never closes.
+func (e *Evaluator) SetDone(done <-chan struct{}) { e.done = done }
 
 // reasonCacheMax bounds Evaluator.reasons; intents have few leaves.
 const reasonCacheMax = 256

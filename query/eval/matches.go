@@ -22,19 +22,19 @@ import (
 // witness in time is unaffected, and the answer does not depend on the
 // order leaves run in, so Match and Eval still agree.
 //
-// Past the Evaluator's deadline (SetDeadline) no match starts: the
-// caller's deadline has passed and its answer will be a timeout anyway,
-// so a tree of many regex leaves cannot hold it a MatchTimeout per leaf.
+// Once the Evaluator's done is closed (SetDone) no match starts: the
+// caller's deadline has passed or its client left, so a tree of many
+// regex leaves cannot hold it a MatchTimeout per leaf.
 func (s *scan) matches(l *aql.Leaf, v any) outcome {
 	str, ok := v.(string)
 	if !ok || l.Regex == nil {
 		return outIncomparable
 	}
 	budget := l.Regex.MatchTimeout
-	start := time.Now()
-	if s.regexSpent >= budget || (!s.deadline.IsZero() && !start.Before(s.deadline)) {
+	if s.regexSpent >= budget || s.stopped() {
 		return outTimeout
 	}
+	start := time.Now()
 	found, err := l.Regex.MatchString(str)
 	s.regexSpent += time.Since(start)
 	switch {
@@ -45,4 +45,14 @@ func (s *scan) matches(l *aql.Leaf, v any) outcome {
 	}
 	s.regexSpent = max(s.regexSpent, budget) // a timeout spends the budget, whatever the clock says
 	return outTimeout
+}
+
+// stopped reports whether the caller's done channel is closed.
+func (s *scan) stopped() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
