@@ -155,9 +155,9 @@ func TestAbuse(t *testing.T) {
 		leaves[i] = `{"path": "/**", "operator": "matches", "value": "^(a+)+$"}`
 	}
 	regexIntent := intent("discovery", `{"any_of": [`+strings.Join(leaves, ",")+`]}`, "")
-	w.run(&wg, 8, func(worker, _ int) {
+	w.run(&wg, 24, func(worker, _ int) { // more than MaxQueries: without a share per caller, B finds no slot
 		token := ""
-		if worker%2 == 1 {
+		if worker%3 == 2 {
 			token = tokenA
 		}
 		regex.add(w.post(pathIntent, contentOAP, token, regexIntent))
