@@ -22,6 +22,13 @@ type Options struct {
 	// when it has none. Either way the reader sees public documents and
 	// its own, never another tenant's.
 	Principal string
+	// IssuerProof, when set, reads a verified issuer as itself only when
+	// it is Principal, that is when the embedder authenticated the caller
+	// as the issuer (its bearer token, a request signed with its key);
+	// anyone else presenting the signed intent reads as store.Public. A
+	// signature proves who wrote an intent, not who sends it: a server
+	// sets this so that a captured intent is not a bearer credential.
+	IssuerProof bool
 	// At is the instant the validity window is checked against and the
 	// response's evaluated_at; zero means now.
 	At time.Time

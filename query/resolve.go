@@ -42,6 +42,9 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 		if err := r.enumerate(ctx, s); err != nil {
 			return nil, err
 		}
+		if err := ctx.Err(); err != nil { // a deadline that passed while the last document was judged
+			return nil, err
+		}
 		resp, err := r.respond()
 		if errors.Is(err, errLazyMiss) && lazy {
 			continue // judge every candidate instead
@@ -51,22 +54,46 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 }
 
 // readerContext verifies the intent's signature (R1) and returns ctx
-// acting as the issuer when the signature verified, else as o.Principal
-// (the caller the embedder authenticated), else as the principal ctx
-// already carries (store.WithPrincipal), else as public.
+// acting as the principal Reader names. Without Options.Principal, the
+// principal ctx already carries (store.WithPrincipal) stands in for it.
 func readerContext(ctx context.Context, in *aql.Intent, o *Options) (context.Context, error) {
+	if p := store.Principal(ctx); o.Principal == "" && p != store.Public {
+		withCtx := *o
+		withCtx.Principal = p
+		o = &withCtx
+	}
+	p, err := Reader(in, o)
+	if err != nil {
+		return nil, err
+	}
+	return store.WithPrincipal(ctx, p), nil
+}
+
+// Reader verifies the intent's signature (R1, ErrRefused when a
+// resolvable key does not verify it) and returns whom a resolution reads
+// as: the issuer when the signature verified (and, with
+// Options.IssuerProof, the caller is the issuer), else Options.Principal
+// (the caller the embedder authenticated), else store.Public. A caller
+// presenting another issuer's verified intent under IssuerProof reads as
+// store.Public: neither as the issuer nor as itself, so the answer is
+// the same whoever replays it.
+func Reader(in *aql.Intent, o *Options) (string, error) {
+	if o == nil {
+		o = &Options{}
+	}
 	verdict, err := sign.VerifyIntent(in.Document, o.Keys)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRefused, err) // a *sign.SignatureError names the member
+		return "", fmt.Errorf("%w: %w", ErrRefused, err) // a *sign.SignatureError names the member
 	}
 	switch {
+	case verdict == sign.VerifiedSignature && (!o.IssuerProof || in.IssuerDID == o.Principal):
+		return in.IssuerDID, nil
 	case verdict == sign.VerifiedSignature:
-		return store.WithPrincipal(ctx, in.IssuerDID), nil
+		return store.Public, nil
 	case o.Principal != "":
-		return store.WithPrincipal(ctx, o.Principal), nil
+		return o.Principal, nil
 	}
-	// store.Principal is Public for a context without one.
-	return store.WithPrincipal(ctx, store.Principal(ctx)), nil
+	return store.Public, nil
 }
 
 // resolution is the state of one Resolve call.
@@ -98,6 +125,7 @@ func newResolution(in *aql.Intent, o *Options) *resolution {
 // document of the intent's kinds. Both orders are the same, so both give
 // the same response.
 func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
+	r.ev.SetDone(ctx.Done())
 	docs := r.fullScan(ctx, s)
 	if r.o.Index != nil {
 		plan, err := PlanIntent(s, r.o.Index, r.in, store.Principal(ctx), r.kinds())

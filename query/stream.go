@@ -29,6 +29,7 @@ func Stream(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) 
 		}
 		r := newResolution(in, &o)
 		r.o.MaxRejected = -1
+		r.ev.SetDone(ctx.Done())
 		for doc, err := range r.fullScan(rctx, s) {
 			if err == nil {
 				err = r.consider(doc)
@@ -40,6 +41,9 @@ func Stream(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) 
 			if !r.drain(yield) {
 				return
 			}
+		}
+		if err := rctx.Err(); err != nil { // the deadline passed while the last document was judged
+			yield(nil, err)
 		}
 	}
 }

@@ -67,7 +67,8 @@ func (s *Server) putAIDP(w http.ResponseWriter, r *http.Request, want aidp.MsgTy
 
 // storeAIDP reads, parses and stores the message, then acknowledges it.
 func (s *Server) storeAIDP(w http.ResponseWriter, r *http.Request, c caller, want aidp.MsgType, owner string, unbound store.UnboundPolicy) {
-	body, p := readBody(w, r, s.cfg.MaxBodyBytes)
+	body, release, p := s.readWriteBody(w, r, s.cfg.MaxBodyBytes)
+	defer release()
 	if p != nil {
 		s.writeProblem(w, r, *p)
 		return

@@ -17,19 +17,23 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *pro
 		return nil, &p
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		p := tooLarge(limit)
-		return nil, &p
-	case errors.Is(err, errBodyDigest):
-		p := unauthorized("signed request refused: " + err.Error())
-		return nil, &p
-	case err != nil:
-		p := badRequest("body_unreadable", "the request body could not be read: "+err.Error())
+	if err != nil {
+		p := bodyProblem(err, limit)
 		return nil, &p
 	}
 	return b, nil
+}
+
+// bodyProblem explains why a body of at most limit bytes was not read.
+func bodyProblem(err error, limit int64) problem {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return tooLarge(limit)
+	case errors.Is(err, errBodyDigest):
+		return unauthorized("signed request refused: " + err.Error())
+	}
+	return badRequest("body_unreadable", "the request body could not be read: "+err.Error())
 }
 
 // checkMedia refuses (415) a Content-Type other than the allowed ones;

@@ -10,28 +10,39 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 )
 
-// gates bounds what runs at once: queries over the whole server, and
-// subscription streams per caller. A request over a bound is refused at
-// once rather than queued, so that a flood is answered in constant time
-// and its sender learns to back off (Retry-After). It is safe for
-// concurrent use.
+// gates bounds what runs at once: queries over the whole server and per
+// caller, and subscription streams per caller. A request over a bound is
+// refused at once rather than queued, so that a flood is answered in
+// constant time and its sender learns to back off (Retry-After). It is
+// safe for concurrent use.
 type gates struct {
 	queries atomic.Int64 // queries running
 
-	mu   sync.Mutex
-	subs map[string]int // open subscription streams per caller (caller.rateKey)
+	mu       sync.Mutex
+	subs     map[string]int // open subscription streams per caller (caller.rateKey)
+	callerQs map[string]int // queries running per caller (caller.rateKey)
 }
 
-func newGates() *gates { return &gates{subs: map[string]int{}} }
+func newGates() *gates { return &gates{subs: map[string]int{}, callerQs: map[string]int{}} }
 
-// startQuery takes a query slot, or answers 503 with Retry-After and a
-// signed too_many_queries problem when MaxQueries are running (ok false).
-// It is taken once the intent is read, so a client sending its body
-// slowly holds a connection, never a slot. release gives the slot back.
+// startQuery takes a query slot, or answers (ok false) 429 with
+// Retry-After and a signed too_many_caller_queries problem when the
+// caller runs MaxQueriesPerCaller already, else 503 too_many_queries when
+// MaxQueries are running. The caller's share is checked first, so that
+// one caller (a tenant, or an anonymous address) cannot hold every slot
+// and starve the rest. It is taken once the intent is read, so a client
+// sending its body slowly holds a connection, never a slot. release
+// gives the slot back.
 func (s *Server) startQuery(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	key := callerOf(r).rateKey()
+	callerDone, ok := s.startCallerQuery(w, r, key)
+	if !ok {
+		return nil, false
+	}
 	g, max := s.gates, s.cfg.MaxQueries
 	if n := g.queries.Add(1); n > int64(max) {
 		g.queries.Add(-1)
+		callerDone()
 		w.Header().Set("Retry-After", "1")
 		p := unavailable("too_many_queries", fmt.Sprintf(
 			"%d queries are running, the limit of this server (--max-queries %d); retry after 1 s", max, max))
@@ -39,7 +50,34 @@ func (s *Server) startQuery(w http.ResponseWriter, r *http.Request) (release fun
 		s.writeProblem(w, r, p)
 		return nil, false
 	}
-	return func() { g.queries.Add(-1) }, true
+	return func() { g.queries.Add(-1); callerDone() }, true
+}
+
+// startCallerQuery counts one more query for the caller with key, or
+// answers 429 when it runs MaxQueriesPerCaller already.
+func (s *Server) startCallerQuery(w http.ResponseWriter, r *http.Request, key string) (release func(), ok bool) {
+	g, max := s.gates, s.cfg.MaxQueriesPerCaller
+	g.mu.Lock()
+	n := g.callerQs[key]
+	if n >= max {
+		g.mu.Unlock()
+		w.Header().Set("Retry-After", "1")
+		p := problem{status: http.StatusTooManyRequests, code: "too_many_caller_queries", title: "Too many queries from this caller",
+			detail: fmt.Sprintf("this caller has %d queries running, the limit per caller (--max-queries-per-caller %d); "+
+				"wait for one to answer, or retry after 1 s", n, max),
+			extra: map[string]any{"limit": canon.Number(strconv.Itoa(max))}}
+		s.writeProblem(w, r, p)
+		return nil, false
+	}
+	g.callerQs[key] = n + 1
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.callerQs[key]--; g.callerQs[key] <= 0 {
+			delete(g.callerQs, key) // only callers querying now stay in the map
+		}
+	}, true
 }
 
 // openSubscription counts one more subscription stream for the caller

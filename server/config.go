@@ -18,27 +18,31 @@ import (
 // Defaults of Config. The timeouts bound ordinary requests; streams extend
 // their own deadlines per write (StreamWriteTimeout).
 const (
-	DefaultAddr               = "127.0.0.1:8080"
-	DefaultMaxBodyBytes       = 1 << 20   // an intent or one document (aql.DefaultMaxBytes)
-	DefaultMaxImportBytes     = 256 << 20 // an export being imported
-	DefaultReadHeaderTimeout  = 5 * time.Second
-	DefaultReadTimeout        = 30 * time.Second
-	DefaultWriteTimeout       = 2 * time.Minute
-	DefaultIdleTimeout        = 2 * time.Minute
-	DefaultShutdownTimeout    = 30 * time.Second
-	DefaultQueryTimeout       = 90 * time.Second
-	DefaultRateLimit          = 1000 // requests per second per caller
-	DefaultRateBurst          = 1000
-	DefaultHeartbeat          = 15 * time.Second
-	DefaultStreamWriteTimeout = 30 * time.Second
-	DefaultMaxStreams         = 1000
-	DefaultMaxQueries         = 64 // intents resolved at once; 503 beyond
-	DefaultMaxSubscriptions   = 32 // subscription streams one caller holds open; 429 beyond
-	DefaultMaxEventsPerMinute = aql.DefaultMaxEventRate
-	DefaultMaxPageSize        = 1000 // ?page_size= of a full_set query
-	DefaultMaxRejected        = 100  // rejected candidates listed in one response (query's default)
-	DefaultMaxHeaderBytes     = 64 << 10
-	DefaultSignedWindow       = 5 * time.Minute
+	DefaultAddr                = "127.0.0.1:8080"
+	DefaultMaxBodyBytes        = 1 << 20   // an intent or one document (aql.DefaultMaxBytes)
+	DefaultMaxImportBytes      = 256 << 20 // an export being imported
+	DefaultReadHeaderTimeout   = 5 * time.Second
+	DefaultReadTimeout         = 30 * time.Second
+	DefaultWriteTimeout        = 2 * time.Minute
+	DefaultIdleTimeout         = 2 * time.Minute
+	DefaultShutdownTimeout     = 30 * time.Second
+	DefaultQueryTimeout        = 90 * time.Second
+	DefaultRateLimit           = 1000 // requests per second per caller
+	DefaultRateBurst           = 1000
+	DefaultHeartbeat           = 15 * time.Second
+	DefaultStreamWriteTimeout  = 30 * time.Second
+	DefaultMaxStreams          = 1000
+	DefaultMaxQueries          = 64              // intents resolved at once; 503 beyond
+	DefaultMaxQueriesPerCaller = 16              // intents one caller has resolved at once; 429 beyond
+	DefaultMaxPutDocuments     = 10000           // documents in one put; 413 beyond
+	DefaultMaxWriteBytes       = 64 << 20        // write request bytes in memory at once, half per caller
+	DefaultWriteWait           = 2 * time.Second // a write waits this long for write memory, then 503
+	DefaultMaxSubscriptions    = 32              // subscription streams one caller holds open; 429 beyond
+	DefaultMaxEventsPerMinute  = aql.DefaultMaxEventRate
+	DefaultMaxPageSize         = 1000 // ?page_size= of a full_set query
+	DefaultMaxRejected         = 100  // rejected candidates listed in one response (query's default)
+	DefaultMaxHeaderBytes      = 64 << 10
+	DefaultSignedWindow        = 5 * time.Minute
 )
 
 // Config configures a Server. Zero fields take their defaults
@@ -89,11 +93,22 @@ type Config struct {
 	StreamWriteTimeout time.Duration // one SSE write; a client slower than this is dropped
 	MaxStreams         int           // concurrent SSE streams; 503 beyond
 	MaxQueries         int           // intents resolved at once (POST /oap/intent); 503 beyond
-	MaxSubscriptions   int           // subscription streams open per caller; 429 beyond
-	MaxEventsPerMinute int           // the max_event_rate_per_minute a subscription may ask for; 400 beyond
-	MaxPageSize        int           // largest ?page_size= of a full_set query; 400 beyond
-	MaxRejected        int           // rejected candidates listed per response; the rest are counted
-	MaxHeaderBytes     int           // 431 beyond
+	// MaxQueriesPerCaller bounds the intents one caller (a tenant, else an
+	// anonymous client address) has resolved at once; 429 beyond.
+	MaxQueriesPerCaller int
+	// MaxPutDocuments bounds the documents of one NDJSON put; 413 beyond.
+	MaxPutDocuments int
+	// MaxWriteBytes bounds the bytes of write request bodies (puts,
+	// imports, AIDP messages) held in memory at once, half of it per
+	// caller: a body over the share is 413, and a write that finds no
+	// room within WriteWait is 503 with Retry-After.
+	MaxWriteBytes      int64
+	WriteWait          time.Duration
+	MaxSubscriptions   int // subscription streams open per caller; 429 beyond
+	MaxEventsPerMinute int // the max_event_rate_per_minute a subscription may ask for; 400 beyond
+	MaxPageSize        int // largest ?page_size= of a full_set query; 400 beyond
+	MaxRejected        int // rejected candidates listed per response; the rest are counted
+	MaxHeaderBytes     int // 431 beyond
 	// SignedRequestWindow is how far a signed request's created time may
 	// be from the server's clock; its nonce is remembered twice as long.
 	SignedRequestWindow time.Duration
@@ -128,6 +143,9 @@ func (c *Config) ensureLimits() {
 	c.MaxStreams = orDefault(c.MaxStreams, DefaultMaxStreams)
 	c.MaxHeaderBytes = orDefault(c.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	c.MaxQueries = orDefault(c.MaxQueries, DefaultMaxQueries)
+	c.MaxQueriesPerCaller = orDefault(c.MaxQueriesPerCaller, DefaultMaxQueriesPerCaller)
+	c.MaxPutDocuments = orDefault(c.MaxPutDocuments, DefaultMaxPutDocuments)
+	c.MaxWriteBytes = orDefault(c.MaxWriteBytes, DefaultMaxWriteBytes)
 	c.MaxSubscriptions = orDefault(c.MaxSubscriptions, DefaultMaxSubscriptions)
 	c.MaxEventsPerMinute = orDefault(c.MaxEventsPerMinute, DefaultMaxEventsPerMinute)
 	c.MaxPageSize = orDefault(c.MaxPageSize, DefaultMaxPageSize)
@@ -147,6 +165,7 @@ func (c *Config) ensureTimeouts() {
 	c.Heartbeat = orDefault(c.Heartbeat, DefaultHeartbeat)
 	c.StreamWriteTimeout = orDefault(c.StreamWriteTimeout, DefaultStreamWriteTimeout)
 	c.SignedRequestWindow = orDefault(c.SignedRequestWindow, DefaultSignedWindow)
+	c.WriteWait = orDefault(c.WriteWait, DefaultWriteWait)
 }
 
 func orDefault[T int | int64 | time.Duration](v, d T) T {

@@ -34,9 +34,13 @@
 // response carries Cache-Control: no-store. A caller is its bearer token's
 // tenant DID, else anonymous (the public principal); requests are rate
 // limited per caller (per client IP when anonymous). What runs at once is
-// bounded too (concurrency.go): intents being resolved (MaxQueries, 503)
-// and subscription streams per caller (MaxSubscriptions, 429); a request
-// over a bound is refused at once, with Retry-After, never queued.
+// bounded too (concurrency.go): intents being resolved (MaxQueries, 503;
+// MaxQueriesPerCaller, 429), each within QueryTimeout, regex time
+// included, and stopped when its client leaves; and subscription streams
+// per caller (MaxSubscriptions, 429); a request over a bound is refused
+// at once, with Retry-After, never queued. Write bodies in memory are
+// bounded over the server and per caller (writegate.go, MaxWriteBytes),
+// where a write waits at most WriteWait for room, then 503.
 //
 // Streams (text/event-stream) extend their write deadline before every
 // write (http.ResponseController), so the server's WriteTimeout bounds
@@ -47,8 +51,9 @@
 //
 // Every read acts as one principal and sees public documents and that
 // principal's own, never another tenant's: a query (POST /oap/intent)
-// and a subscription read as the intent's issuer when its signature
-// verifies, else as the authenticated caller, else as public; get,
+// and a subscription read as the authenticated caller, else as public,
+// and as an intent's verified issuer only when the caller is that issuer
+// (a signed intent replayed by anyone else reads public documents); get,
 // lookup and export read as the caller. A caller authenticates with a
 // bearer token or by signing the request with its did:key (see
 // signedrequest.go). A Server is safe for concurrent use.

@@ -409,7 +409,7 @@ func FuzzPutBody(f *testing.F) {
 	kinds := append([]canon.Kind{""}, append(canon.Kinds(), canon.MessageKinds()...)...)
 	f.Fuzz(func(t *testing.T, body []byte, ndjson bool, k uint8) {
 		kind := kinds[int(k)%len(kinds)]
-		docs, p := splitDocuments(body, ndjson, kind, tenantA)
+		docs, p := splitDocuments(body, ndjson, kind, tenantA, len(body)+1)
 		if p != nil {
 			if p.status != http.StatusBadRequest || len(bytes.TrimSpace(body)) > 0 {
 				t.Fatalf("%q split refused with %+v", body, *p)

@@ -26,7 +26,8 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	doc, digest, p := s.readExport(w, r)
+	doc, digest, release, p := s.readExport(w, r)
+	defer release() // until the import is written
 	if p == nil {
 		p = s.checkExport(doc, c)
 	}
@@ -54,22 +55,23 @@ func badExport(detail string) problem {
 
 // readExport reads and decodes the body; digest is the sha256 of its RFC
 // 8785 form, which the migration receipt names.
-func (s *Server) readExport(w http.ResponseWriter, r *http.Request) (map[string]any, string, *problem) {
+// The body counts against the write gate (readWriteBody) until release.
+func (s *Server) readExport(w http.ResponseWriter, r *http.Request) (map[string]any, string, func(), *problem) {
 	if p := checkMedia(r, contentJSON); p != nil {
-		return nil, "", p
+		return nil, "", func() {}, p
 	}
-	body, p := readBody(w, r, s.cfg.MaxImportBytes)
+	body, release, p := s.readWriteBody(w, r, s.cfg.MaxImportBytes)
 	if p != nil {
-		return nil, "", p
+		return nil, "", release, p
 	}
 	v, err := canon.Decode(body, s.exportLimits())
 	doc, ok := v.(map[string]any)
 	if err != nil || !ok {
 		p := badRequest("invalid_json", "the body is not a JSON object: "+errString(err))
-		return nil, "", &p
+		return nil, "", release, &p
 	}
 	sum := sha256.Sum256(canon.AppendValue(nil, doc))
-	return doc, hex.EncodeToString(sum[:]), nil
+	return doc, hex.EncodeToString(sum[:]), release, nil
 }
 
 // checkExport verifies the signature and that the caller may import it.

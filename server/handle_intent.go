@@ -113,11 +113,12 @@ func planKind(p *query.Plan) string {
 }
 
 // queryOptions reads ?cursor= and ?page_size=. The query reads as the
-// intent's verified issuer, else as the authenticated caller (bearer
-// token or signed request), else as public (query.Options.Principal).
+// authenticated caller (bearer token or signed request), else as public;
+// an intent signed by another issuer than the caller reads as public
+// (query.Options.IssuerProof): a signed intent is not a credential.
 func (s *Server) queryOptions(r *http.Request) (*query.Options, *problem) {
 	o := &query.Options{Signer: s.cfg.Signer, Keys: s.cfg.Keys, At: s.cfg.Now(),
-		Principal: callerOf(r).tenant, MaxRejected: s.cfg.MaxRejected}
+		Principal: callerOf(r).tenant, IssuerProof: true, MaxRejected: s.cfg.MaxRejected}
 	if r.URL.RawQuery == "" { // the common case: nothing to parse
 		return o, nil
 	}
@@ -162,6 +163,10 @@ func (s *Server) refuseIntent(w http.ResponseWriter, r *http.Request, err error,
 	s.writeSigned(w, p.status, contentProblem, doc)
 }
 
+// statusClientClosed is the status logged for a query whose client left
+// before its answer (nginx's 499); no client sees it.
+const statusClientClosed = 499
+
 // intentProblem maps a resolution error to its status; known is false for
 // failures of the server rather than of the intent.
 func intentProblem(err error) (p problem, known bool) {
@@ -176,6 +181,9 @@ func intentProblem(err error) (p problem, known bool) {
 		return problem{status: http.StatusBadRequest, code: "invalid_cursor", title: "Invalid cursor"}, true
 	case errors.Is(err, context.DeadlineExceeded):
 		return unavailable("query_timeout", "the resolution took longer than the server allows; narrow the constraints"), false
+	case errors.Is(err, context.Canceled): // the client left: nobody reads this, the log and metrics do
+		return problem{status: statusClientClosed, code: "client_closed_request", title: "Client closed the request",
+			detail: "the client went away before the resolution ended; it was stopped"}, false
 	}
 	return storeFailure(err), false
 }

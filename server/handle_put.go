@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/canon/aidp"
@@ -29,7 +30,8 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	docs, p := s.readDocuments(w, r, c)
+	docs, release, p := s.readDocuments(w, r, c)
+	defer release() // the documents point into the body until the store has written them
 	if p != nil {
 		s.writeProblem(w, r, *p)
 		return
@@ -55,21 +57,23 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 	s.writeSigned(w, status, contentJSON, map[string]any{"documents": refsDoc(refs)})
 }
 
-// readDocuments reads the body as one document or NDJSON.
-func (s *Server) readDocuments(w http.ResponseWriter, r *http.Request, c caller) ([]store.Document, *problem) {
+// readDocuments reads the body as one document or NDJSON, under the
+// write gate (readWriteBody); call release when the documents are written.
+func (s *Server) readDocuments(w http.ResponseWriter, r *http.Request, c caller) (docs []store.Document, release func(), p *problem) {
+	release = func() {}
 	if p := checkMedia(r, contentJSON, contentNDJSON); p != nil {
-		return nil, p
+		return nil, release, p
 	}
 	owner, p := s.writeOwner(r, c)
 	if p != nil {
-		return nil, p
+		return nil, release, p
 	}
 	var kind canon.Kind
 	if k := r.URL.Query().Get("kind"); k != "" {
 		parsed, err := canon.ParseKind(k)
 		if err != nil {
 			p := badRequest("bad_parameter", err.Error())
-			return nil, &p
+			return nil, release, &p
 		}
 		kind = parsed
 	}
@@ -79,23 +83,35 @@ func (s *Server) readDocuments(w http.ResponseWriter, r *http.Request, c caller)
 	if ndjson {
 		limit = s.cfg.MaxImportBytes
 	}
-	body, p := readBody(w, r, limit)
+	body, release, p := s.readWriteBody(w, r, limit)
 	if p != nil {
-		return nil, p
+		return nil, release, p
 	}
-	return splitDocuments(body, ndjson, kind, owner)
+	docs, p = splitDocuments(body, ndjson, kind, owner, s.cfg.MaxPutDocuments)
+	return docs, release, p
 }
 
-// splitDocuments cuts an NDJSON body into lines (blank lines skipped).
-func splitDocuments(body []byte, ndjson bool, kind canon.Kind, owner string) ([]store.Document, *problem) {
+// splitDocuments cuts an NDJSON body into lines (blank lines skipped),
+// at most max documents.
+func splitDocuments(body []byte, ndjson bool, kind canon.Kind, owner string, max int) ([]store.Document, *problem) {
 	if !ndjson {
 		return []store.Document{{Body: body, Kind: kind, Owner: owner}}, nil
 	}
-	var docs []store.Document
+	// One slice of the right size: appending would copy the documents
+	// over and over, and leave up to twice their headers behind.
+	docs := make([]store.Document, 0, min(bytes.Count(body, []byte{'\n'})+1, max))
 	for line := range bytes.Lines(body) {
-		if len(bytes.TrimSpace(line)) > 0 {
-			docs = append(docs, store.Document{Body: line, Kind: kind, Owner: owner})
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
 		}
+		if len(docs) == max {
+			p := problem{status: http.StatusRequestEntityTooLarge, code: "too_many_documents", title: "Too many documents",
+				detail: fmt.Sprintf("the body holds more than %d documents, the limit per request of this server "+
+					"(--max-put-documents %d); nothing was stored: send them in requests of at most %d documents", max, max, max),
+				extra: map[string]any{"limit": canon.Number(strconv.Itoa(max))}}
+			return nil, &p
+		}
+		docs = append(docs, store.Document{Body: line, Kind: kind, Owner: owner})
 	}
 	if len(docs) == 0 {
 		p := badRequest("empty_body", "the body holds no document")

@@ -420,3 +420,34 @@ func TestLimitMembersPerObject(t *testing.T) {
 	ts.putLimit(obj(10000), true)
 	ts.putLimit(obj(10001), false, "object member 10001 is over the limit of 10000 members per object (Limits.MaxMembers)")
 }
+
+// TestLimitQueriesPerCaller: one caller (here anonymous, counted by its
+// address) cannot take every query slot; another caller is still served.
+func TestLimitQueriesPerCaller(t *testing.T) {
+	const perCaller = 2
+	ts := startServer(t, func(c *Config) { c.MaxQueries, c.MaxQueriesPerCaller = 4, perCaller })
+	release := ts.holdQueries()
+	held := []<-chan int{ts.holdQuery(), ts.holdQuery()}
+	ts.waitQueries(perCaller)
+	status, h, body := ts.sendBody("POST", "/oap/intent", contentOAP, "", probeIntent, false)
+	ts.limitProblem(status, h, body, 429, "too_many_caller_queries", "limit", perCaller,
+		"this caller has 2 queries running, the limit per caller (--max-queries-per-caller 2)")
+	if h.Get("Retry-After") != "1" {
+		t.Errorf("Retry-After %q, want 1", h.Get("Retry-After"))
+	}
+	for _, token := range []string{tokenA, tokenB} {
+		if status, _, body := ts.sendBody("POST", "/oap/intent", contentOAP, token, probeIntent, false); status != 200 {
+			t.Fatalf("another caller while the first holds its share: %d %s", status, body)
+		}
+	}
+	release()
+	for _, ch := range held {
+		if s := <-ch; s != 200 {
+			t.Fatalf("held query answered %d", s)
+		}
+	}
+	ts.waitQueries(0)
+	if status, _, body := ts.sendBody("POST", "/oap/intent", contentOAP, "", probeIntent, false); status != 200 {
+		t.Fatalf("the caller after its queries ended: %d %s", status, body)
+	}
+}

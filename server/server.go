@@ -23,6 +23,7 @@ type Server struct {
 	limiter *limiter
 	nonces  *nonceCache // signed requests' nonces within the window
 	gates   *gates      // queries and subscriptions running (MaxQueries, MaxSubscriptions)
+	writes  *writeGate  // write request bytes in memory (MaxWriteBytes)
 
 	invocations *invocationLog // receipts of endpoints.invoke, listed by endpoints.audit
 
@@ -45,7 +46,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(cfg.Store),
-		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst), nonces: newNonceCache(), gates: newGates(), invocations: newInvocationLog(), closing: make(chan struct{})}
+		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst), nonces: newNonceCache(), gates: newGates(), invocations: newInvocationLog(), writes: newWriteGate(cfg.MaxWriteBytes), closing: make(chan struct{})}
 	if did := s.configuredDID(); did != "" {
 		s.didWeb.Store(&did)
 	}

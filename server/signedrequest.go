@@ -72,20 +72,20 @@ func (s *Server) verifySigned(r *http.Request, params string) (string, *problem)
 }
 
 // checkSigned checks everything but the nonce's novelty; "" when good.
+// A kid that is no tenant gets the answer a bad signature gets, after
+// the same work: a stranger must not learn which did:keys are tenants.
 func (s *Server) checkSigned(r *http.Request, sr *signedRequest) string {
 	now := s.cfg.Now()
 	skew := now.Sub(time.Unix(sr.created, 0))
-	switch {
-	case !s.cfg.Auth.SignerKey(sr.kid):
-		return "kid " + sr.kid + " is not a tenant of this server (did_keys in the auth file)"
-	case skew > s.cfg.SignedRequestWindow || -skew > s.cfg.SignedRequestWindow:
+	if skew > s.cfg.SignedRequestWindow || -skew > s.cfg.SignedRequestWindow {
 		return "created is " + skew.Round(time.Second).String() + " away from the server's clock " +
 			now.UTC().Format(time.RFC3339) + "; the window is " + s.cfg.SignedRequestWindow.String() + " (sign just before sending)"
 	}
 	msg := client.RequestSigningInput(r.Method, r.RequestURI, s.cfg.Signer.DID(), sr.created, sr.nonce, sr.digest)
-	if !ed25519.Verify(sr.pub, msg, sr.sig) {
-		return "sig does not verify under kid over method, target, audience " + s.cfg.Signer.DID() +
-			", created, nonce and body-sha256 (see client.RequestSigningInput)"
+	verified := ed25519.Verify(sr.pub, msg, sr.sig)
+	if !verified || !s.cfg.Auth.SignerKey(sr.kid) {
+		return "sig does not verify under a tenant's kid over method, target, audience " + s.cfg.Signer.DID() +
+			", created, nonce and body-sha256 (see client.RequestSigningInput); the kid must be a did:key in did_keys of the auth file"
 	}
 	return ""
 }

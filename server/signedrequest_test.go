@@ -5,11 +5,14 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/server/client"
 )
 
@@ -143,5 +146,33 @@ func TestSignedRequestRefused(t *testing.T) {
 	status, header, b := send(good, auth)
 	if doc := ts.checkProblem(status, header, b, 401, "unauthenticated"); !strings.Contains(doc["detail"].(string), "replay") {
 		t.Fatalf("replay detail: %s", doc["detail"])
+	}
+}
+
+// TestSignedRequestTenancyNotDisclosed: a garbage signature gets the same
+// 401 whether its kid is a tenant or not, so that probing does not list
+// the tenants.
+func TestSignedRequestTenancyNotDisclosed(t *testing.T) {
+	ts := startServer(t, nil)
+	_, stranger, _ := ed25519.GenerateKey(rand.Reader)
+	strangerDID := sign.DIDKey(stranger.Public().(ed25519.PublicKey))
+	garbage := base64.RawURLEncoding.EncodeToString(bytes.Repeat([]byte{7}, ed25519.SignatureSize))
+	detail := func(kid string) string {
+		h := `DIDKey kid="` + kid + `", created="` + strconv.FormatInt(time.Now().Unix(), 10) +
+			`", nonce="0123456789abcdef", body-sha256="` + sha256Hex("") + `", sig="` + garbage + `"`
+		req, _ := http.NewRequest("GET", ts.url+"/storage/export", nil)
+		req.Header.Set("Authorization", h)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(resp.Body)
+		doc := ts.checkProblem(resp.StatusCode, resp.Header, b.Bytes(), 401, "unauthenticated")
+		return strings.ReplaceAll(doc["detail"].(string), kid, "KID")
+	}
+	if tenant, other := detail(tenantB), detail(strangerDID); tenant != other {
+		t.Fatalf("the 401 tells a tenant from a stranger:\n tenant:   %s\n stranger: %s", tenant, other)
 	}
 }

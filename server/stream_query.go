@@ -69,6 +69,8 @@ func (s *Server) streamRanked(w http.ResponseWriter, r *http.Request, in *aql.In
 func (s *Server) streamFullSet(w http.ResponseWriter, r *http.Request, in *aql.Intent, opts *query.Options) {
 	ctx, cancel := s.streamContext(r.Context())
 	defer cancel()
+	ctx, cancelQuery := context.WithTimeout(ctx, s.cfg.QueryTimeout) // a stream is one query too
+	defer cancelQuery()
 	next, stop := iter.Pull2(query.Stream(ctx, s.cfg.Store, in, opts))
 	defer stop()
 	c, err, more := next()
@@ -103,6 +105,9 @@ func (s *Server) endFullSet(e *sseWriter, in *aql.Intent, opts *query.Options, n
 	case err == nil:
 	case s.shuttingDown() && errors.Is(err, context.Canceled):
 		end["reason"] = "the server is shutting down; run the intent again"
+	case errors.Is(err, context.DeadlineExceeded):
+		end["reason"] = "the resolution took longer than the server allows (--query-timeout " + s.cfg.QueryTimeout.String() +
+			") after " + strconv.Itoa(n) + " candidates; narrow the constraints"
 	default:
 		s.cfg.Logger.Error("stream", "intent", in.IntentID, "err", err)
 		end["reason"] = "the resolution failed after " + strconv.Itoa(n) + " candidates"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query"
 	"github.com/aqlstore/aqlstore/query/aql"
-	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -75,18 +73,12 @@ func (s *Server) subscribe(w http.ResponseWriter, r *http.Request, in *aql.Inten
 	}
 }
 
-// subscriber is the principal a subscription reads as: the issuer when
-// its signature verifies (a resolvable key with a bad signature is
-// refused, R1), else the bearer token's tenant, else public.
+// subscriber is the principal a subscription reads as, as for a query
+// (queryOptions): the authenticated caller, else public; an intent signed
+// by an issuer other than the caller reads as public, and a resolvable
+// key with a bad signature is refused (R1).
 func (s *Server) subscriber(r *http.Request, in *aql.Intent) (string, error) {
-	verdict, err := sign.VerifyIntent(in.Document, s.cfg.Keys)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", query.ErrRefused, err)
-	}
-	if verdict == sign.VerifiedSignature {
-		return in.IssuerDID, nil
-	}
-	return callerOf(r).principal(), nil
+	return query.Reader(in, &query.Options{Keys: s.cfg.Keys, Principal: callerOf(r).tenant, IssuerProof: true})
 }
 
 // resumeAfter is the receipt seq the stream starts after: the one

@@ -31,6 +31,10 @@ var (
 	// ErrNoStore means a store opened ReadOnly does not exist: nothing was
 	// created.
 	ErrNoStore = errors.New("store: no store")
+	// ErrLocked means another process, or another Open in this one, has
+	// the store open; the error is a *LockedError naming the directory
+	// and, where the system says, the holder's pid.
+	ErrLocked = errors.New("store: locked by another process")
 )
 
 // ConflictError names the natural key and both documents that claim it.

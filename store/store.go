@@ -46,6 +46,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 	}
 	k, err := openKV(dir, &o)
 	if err != nil {
+		if le := lockedError(dir, err); le != err {
+			return nil, le
+		}
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	s := &Store{dir: dir, opts: o, kv: k, changed: make(chan struct{})}

@@ -33,23 +33,24 @@ func TestServeLimitFlags(t *testing.T) {
 	def := server.Config{}
 	def.EnsureDefaults()
 	got := []any{cfg.MaxBodyBytes, cfg.MaxImportBytes, cfg.MaxQueries, cfg.MaxStreams, cfg.MaxSubscriptions,
-		cfg.MaxEventsPerMinute, cfg.MaxPageSize, cfg.MaxRejected}
+		cfg.MaxEventsPerMinute, cfg.MaxPageSize, cfg.MaxRejected, cfg.MaxQueriesPerCaller, cfg.MaxPutDocuments, cfg.MaxWriteBytes}
 	want := []any{def.MaxBodyBytes, def.MaxImportBytes, def.MaxQueries, def.MaxStreams, def.MaxSubscriptions,
-		def.MaxEventsPerMinute, def.MaxPageSize, def.MaxRejected}
+		def.MaxEventsPerMinute, def.MaxPageSize, def.MaxRejected, def.MaxQueriesPerCaller, def.MaxPutDocuments, def.MaxWriteBytes}
 	for i := range got {
 		if got[i] != want[i] {
 			t.Errorf("limit %d defaults to %v, the server's default is %v", i, got[i], want[i])
 		}
 	}
 	flags := []string{"--max-body", "11", "--max-import-body", "12", "--max-queries", "13", "--max-streams", "14",
-		"--max-subscriptions", "15", "--max-events-per-minute", "16", "--max-page-size", "17", "--max-rejected", "18"}
+		"--max-subscriptions", "15", "--max-events-per-minute", "16", "--max-page-size", "17", "--max-rejected", "18",
+		"--max-queries-per-caller", "19", "--max-put-documents", "20", "--max-write-bytes", "21"}
 	cfg, err = serveConfig(t, flags...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got = []any{cfg.MaxBodyBytes, cfg.MaxImportBytes, cfg.MaxQueries, cfg.MaxStreams, cfg.MaxSubscriptions,
-		cfg.MaxEventsPerMinute, cfg.MaxPageSize, cfg.MaxRejected}
-	want = []any{int64(11), int64(12), 13, 14, 15, 16, 17, 18}
+		cfg.MaxEventsPerMinute, cfg.MaxPageSize, cfg.MaxRejected, cfg.MaxQueriesPerCaller, cfg.MaxPutDocuments, cfg.MaxWriteBytes}
+	want = []any{int64(11), int64(12), 13, 14, 15, 16, 17, 18, 19, 20, int64(21)}
 	for i := range got {
 		if got[i] != want[i] {
 			t.Errorf("%s %s gave %v", flags[2*i], flags[2*i+1], got[i])

@@ -66,6 +66,7 @@ func (c *serveCommand) command() *cobra.Command {
 	f.DurationVar(&c.timeouts.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "time to write a response (streams extend it per event)")
 	f.DurationVar(&c.timeouts.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "keep-alive idle time")
 	f.DurationVar(&c.timeouts.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "time in-flight requests get on shutdown")
+	f.DurationVar(&c.timeouts.QueryTimeout, "query-timeout", server.DefaultQueryTimeout, "time one query may run, regex matches included (503 query_timeout after)")
 	f.BoolVar(&c.prewarm, "prewarm", false, "read the store once in the background after starting, to fill the block cache (see --cache)")
 	f.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	f.DurationVar(&c.timeouts.Heartbeat, "heartbeat", server.DefaultHeartbeat, "interval of heartbeats on idle event streams")
@@ -79,6 +80,9 @@ func (c *serveCommand) limitFlags(cmd *cobra.Command) {
 	f, l := cmd.Flags(), &c.limits
 	f.Int64Var(&l.MaxImportBytes, "max-import-body", server.DefaultMaxImportBytes, "body limit in bytes of imports and NDJSON puts (413 above)")
 	f.IntVar(&l.MaxQueries, "max-queries", server.DefaultMaxQueries, "intents resolved at once (503 above)")
+	f.IntVar(&l.MaxPutDocuments, "max-put-documents", server.DefaultMaxPutDocuments, "documents in one NDJSON put (413 above)")
+	f.Int64Var(&l.MaxWriteBytes, "max-write-bytes", server.DefaultMaxWriteBytes, "write request bytes in memory at once, half per caller (413 above a caller's share; 503 when busy)")
+	f.IntVar(&l.MaxQueriesPerCaller, "max-queries-per-caller", server.DefaultMaxQueriesPerCaller, "intents one caller (tenant, else client address) resolves at once (429 above)")
 	f.IntVar(&l.MaxStreams, "max-streams", server.DefaultMaxStreams, "event streams open at once (503 above)")
 	f.IntVar(&l.MaxSubscriptions, "max-subscriptions", server.DefaultMaxSubscriptions, "subscription streams one caller may hold open (429 above)")
 	f.IntVar(&l.MaxEventsPerMinute, "max-events-per-minute", server.DefaultMaxEventsPerMinute, "largest max_event_rate_per_minute a subscription may ask for (400 above)")
@@ -107,17 +111,20 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if cfg.Signer, err = loadSigner(c.m.dir); err != nil {
 		return err
 	}
-	if err := c.loadDemo(ctx, s); err != nil {
-		return err
-	}
-	cfg.Store, cfg.Index = s, c.m.ix
-	srv, err := server.New(cfg)
-	if err != nil {
-		return err
-	}
+	// Bind before writing anything: a taken port must not leave a demo
+	// corpus in a store the user meant to fill otherwise.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
+	}
+	cfg.Store, cfg.Index = s, c.m.ix
+	srv, err := server.New(cfg)
+	if err == nil {
+		err = c.loadDemo(ctx, s)
+	}
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	c.banner("http://"+ln.Addr().String(), srv, cfg.Signer)
 	if c.prewarm {
@@ -165,6 +172,7 @@ func (c *serveCommand) config() (server.Config, error) {
 	l := c.limits
 	cfg.MaxImportBytes, cfg.MaxQueries, cfg.MaxStreams, cfg.MaxSubscriptions = l.MaxImportBytes, l.MaxQueries, l.MaxStreams, l.MaxSubscriptions
 	cfg.MaxEventsPerMinute, cfg.MaxPageSize, cfg.MaxRejected = l.MaxEventsPerMinute, l.MaxPageSize, l.MaxRejected
+	cfg.MaxQueriesPerCaller, cfg.MaxPutDocuments, cfg.MaxWriteBytes = l.MaxQueriesPerCaller, l.MaxPutDocuments, l.MaxWriteBytes
 	if err := c.checkLimits(); err != nil {
 		return cfg, err
 	}
@@ -205,6 +213,8 @@ func (c *serveCommand) checkLimits() error {
 		name string
 		v    int64
 	}{{"max-body", c.maxBody}, {"max-import-body", l.MaxImportBytes}, {"max-queries", int64(l.MaxQueries)},
+		{"max-queries-per-caller", int64(l.MaxQueriesPerCaller)}, {"max-put-documents", int64(l.MaxPutDocuments)},
+		{"max-write-bytes", l.MaxWriteBytes},
 		{"max-streams", int64(l.MaxStreams)}, {"max-subscriptions", int64(l.MaxSubscriptions)},
 		{"max-events-per-minute", int64(l.MaxEventsPerMinute)}, {"max-page-size", int64(l.MaxPageSize)},
 		{"max-rejected", int64(l.MaxRejected)}} {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -150,5 +151,25 @@ func TestServePrewarm(t *testing.T) {
 	}
 	if !regexp.MustCompile(`"msg":"prewarm: done, the whole store was read","keys":[1-9]\d*,"bytes":[1-9]`).MatchString(logs.String()) {
 		t.Fatalf("the prewarm read nothing of the demo corpus:\n%s", logs.String())
+	}
+}
+
+// TestServeBindsBeforeDemo: when the address is taken, serve fails before
+// it writes the demo corpus into the empty store.
+func TestServeBindsBeforeDemo(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	dir := filepath.Join(t.TempDir(), "store")
+	var out, errb bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb}
+	code := m.Run(context.Background(), []string{"--dir", dir, "serve", "--addr", taken.Addr().String(), "--demo-file", ""})
+	if code == 0 || !strings.Contains(errb.String(), "listen") {
+		t.Fatalf("serve on a taken port: exit %d\n%s", code, errb.String())
+	}
+	if strings.Contains(out.String(), "demo corpus") {
+		t.Fatalf("serve loaded the demo corpus before it could listen:\n%s", out.String())
 	}
 }

@@ -23,7 +23,18 @@ type Evaluator struct {
 	reasons map[*aql.Leaf]string
 
 	raw rawState // scratch of MatchRaw and EvalRaw (raw.go)
+
+	// done, when closed, ends the caller's budget: a regex match is not
+	// started past it (see matches).
+	done <-chan struct{}
 }
+
+// SetDone makes every regex match asked for once done is closed (the
+// caller's context ended: its deadline passed, or its client left) count
+// as timed out without running, so that regex time counts against the
+// caller's own deadline rather than adding to it; a match already
+// running stops at its MatchTimeout. A nil done never closes.
+func (e *Evaluator) SetDone(done <-chan struct{}) { e.done = done }
 
 // reasonCacheMax bounds Evaluator.reasons; intents have few leaves.
 const reasonCacheMax = 256

@@ -38,6 +38,7 @@ type scan struct {
 	// regexSpent is the time this leaf's regex has run on this document;
 	// see matches.
 	regexSpent time.Duration
+	done       <-chan struct{} // the Evaluator's (SetDone)
 
 	// Over canonical bytes (document.isRaw), first and witness stay unset
 	// and these hold the values' bytes instead.
@@ -47,7 +48,7 @@ type scan struct {
 // runLeaf scans l over doc, leaving the details in e.scan, and reports
 // whether l holds.
 func (e *Evaluator) runLeaf(l *aql.Leaf, doc document) bool {
-	e.scan = scan{leaf: l}
+	e.scan = scan{leaf: l, done: e.done}
 	if doc.isRaw {
 		e.resolveRaw(l.Path, doc.raw)
 	} else {

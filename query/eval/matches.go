@@ -21,13 +21,17 @@ import (
 // left count as timed out without being matched. A leaf that finds its
 // witness in time is unaffected, and the answer does not depend on the
 // order leaves run in, so Match and Eval still agree.
+//
+// Once the Evaluator's done is closed (SetDone) no match starts: the
+// caller's deadline has passed or its client left, so a tree of many
+// regex leaves cannot hold it a MatchTimeout per leaf.
 func (s *scan) matches(l *aql.Leaf, v any) outcome {
 	str, ok := v.(string)
 	if !ok || l.Regex == nil {
 		return outIncomparable
 	}
 	budget := l.Regex.MatchTimeout
-	if s.regexSpent >= budget {
+	if s.regexSpent >= budget || s.stopped() {
 		return outTimeout
 	}
 	start := time.Now()
@@ -41,4 +45,14 @@ func (s *scan) matches(l *aql.Leaf, v any) outcome {
 	}
 	s.regexSpent = max(s.regexSpent, budget) // a timeout spends the budget, whatever the clock says
 	return outTimeout
+}
+
+// stopped reports whether the caller's done channel is closed.
+func (s *scan) stopped() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
