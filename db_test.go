@@ -226,3 +226,25 @@ func TestCallsRacingClose(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+func TestOptionsValidate(t *testing.T) {
+	bad := aqlstore.Options{}
+	bad.Store.BlobCompression = "lz4"
+	if _, err := aqlstore.Open(t.TempDir(), &bad); !errors.Is(err, aqlstore.ErrInvalidOptions) || !strings.Contains(err.Error(), "lz4") {
+		t.Errorf("Open with BlobCompression lz4: %v, want ErrInvalidOptions naming it", err)
+	}
+	var o aqlstore.Options
+	o.EnsureDefaults()
+	if o.Now == nil || o.Store.CacheSize == 0 {
+		t.Errorf("EnsureDefaults left Now or Store.CacheSize unset: %+v", o)
+	}
+	if err := o.Validate(); err != nil {
+		t.Errorf("the defaults do not validate: %v", err)
+	}
+	for _, p := range []string{"", "public", "did:web:shop.example"} {
+		o.Principal = p
+		if err := o.Validate(); err != nil {
+			t.Errorf("Principal %q: %v", p, err)
+		}
+	}
+}

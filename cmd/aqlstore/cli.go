@@ -158,15 +158,15 @@ func allKinds() []canon.Kind { return append(canon.Kinds(), canon.MessageKinds()
 func nearestKind(s string) canon.Kind {
 	best, bestD := canon.Kind(""), 3
 	for _, k := range allKinds() {
-		if d := levenshtein(s, string(k)); d < bestD {
+		if d := kindEditDistance(s, string(k)); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
 }
 
-// levenshtein is the edit distance between a and b, in bytes.
-func levenshtein(a, b string) int {
+// kindEditDistance is the Levenshtein distance between a and b, in bytes.
+func kindEditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j

@@ -77,3 +77,12 @@ func TestGetNotFoundNamesReader(t *testing.T) {
 		t.Errorf("the owner's get: %d %s", code, out)
 	}
 }
+
+func TestLsUnknownKind(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, "", "init")
+	code, _, errs := run(t, dir, "", "ls", "--kind", "manifests")
+	if code != 2 || !strings.Contains(errs, `did you mean "manifest"?`) || strings.Contains(errs, "at /") {
+		t.Errorf("ls --kind manifests: exit %d, %s", code, errs)
+	}
+}

@@ -34,7 +34,7 @@ func (c *grantCommand) run(ctx context.Context, idText, grantee string) error {
 	// "public" passes to the store, which says how to share with everyone.
 	if grantee != store.Public {
 		if err := canon.CheckDID(grantee); err != nil {
-			return usageError{fmt.Errorf("DID: %w", err)}
+			return usageError{fmt.Errorf("grantee: %w", err)}
 		}
 	}
 	s, id, err := openOwned(c.m, idText)

@@ -31,8 +31,8 @@ func (c *lsCommand) command() *cobra.Command {
 
 func (c *lsCommand) run(ctx context.Context) error {
 	if c.kind != "" {
-		if _, err := canon.ParseKind(c.kind); err != nil {
-			return usageError{err}
+		if _, err := parseKindFlag(c.kind); err != nil {
+			return err
 		}
 	}
 	s, err := c.m.open()
