@@ -212,3 +212,46 @@ func TestCheckCanonicalRewritesNumbers(t *testing.T) {
 		t.Error("depth limit not checked")
 	}
 }
+
+// TestRoundedNumbers: put's warning names exactly the numbers whose value
+// the stored form changes, at their pointers.
+func TestRoundedNumbers(t *testing.T) {
+	doc := `{"keep":[1.0,1e2,0.1,-0,123456789012345,1.5e-300,"0.30000000000000001"],
+		"a":0.30000000000000001,"b":{"c/d":[9007199254740993]},"big":123456789012345678901234567890,
+		"tiny":1e-400,"long":1.2500000000000000000000}`
+	var got []string
+	for _, r := range RoundedNumbers([]byte(doc)) {
+		got = append(got, r.Pointer+" "+r.Literal+" "+r.Stored)
+	}
+	want := []string{"/a 0.30000000000000001 0.3", "/b/c~1d/0 9007199254740993 9007199254740992",
+		"/big 123456789012345678901234567890 1.2345678901234568e+29", "/tiny 1e-400 0"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r := RoundedNumbers([]byte(`{"a":1.5,"b":[12345678901234,"9007199254740993"]}`)); r != nil {
+		t.Errorf("nothing rounds, got %v", r)
+	}
+}
+
+// FuzzRoundedNumbers: the cheap scan never hides a number whose value
+// the stored form changes.
+func FuzzRoundedNumbers(f *testing.F) {
+	fuzzSeeds(f)
+	f.Add([]byte(`[0.30000000000000001,1e-400,9007199254740993,0.000000000000000000000000000001]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := Decode(b, nil)
+		if err != nil {
+			return
+		}
+		want := 0
+		walkNumbers(v, "", func(_ string, n Number) bool {
+			if c, err := AppendNumber(nil, n); err == nil && !sameDecimal(string(n), string(c)) {
+				want++
+			}
+			return true
+		})
+		if got := len(RoundedNumbers(b)); got != want {
+			t.Fatalf("%q: %d rounded numbers listed, %d in the document", b, got, want)
+		}
+	})
+}
