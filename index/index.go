@@ -9,7 +9,7 @@ import (
 )
 
 // Version is the index format recorded in an indexed store.
-const Version = "aqlstore.index.v2"
+const Version = "aqlstore.index.v3" // v3: instant range keys hold every fraction digit
 
 // Index maintains the postings of one store and answers lookups. It
 // implements store.Indexer. The bitmaps lookups return are read-only
