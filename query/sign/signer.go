@@ -107,7 +107,7 @@ func (s *Signer) AppendSigned(dst []byte, doc map[string]any) (b []byte, sig map
 	raw := ed25519.Sign(s.priv, e.buf)
 	var scratch [320]byte
 	member := s.appendMember(scratch[:0], raw, e.buf[at-1] != '{', e.buf[at] != '}')
-	// Encoded in the encoder's own buffer, copied once into dst grown to
+	// Encoded in the pooled body buffer, copied once into dst grown to
 	// size: no growth garbage, and no second pass.
 	b = slices.Grow(dst, len(e.buf)+len(member))
 	b = append(b, e.buf[:at]...)
