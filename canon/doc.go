@@ -8,6 +8,11 @@
 //     configured Limits are rejected with a *SyntaxError naming the line,
 //     column and JSON Pointer of the problem. Numbers are kept exact, as
 //     their literal text (Number).
+//   - AppendCanonical: the one RFC 8785 (JCS) writer, for values (documents
+//     built or decoded in Go, responses, signatures, digests), with
+//     AppendNumber its one number formatter; AppendValue is its form for
+//     values that have an RFC 8785 form by construction. RoundedNumbers
+//     lists the numbers whose value that form changes.
 //   - Canonical: RFC 8785 (JCS) canonical bytes, and ContentID, the sha256 of
 //     those bytes, which is a document's identity everywhere in aqlstore.
 //   - Pointer: the extended JSON Pointer (RFC 6901 plus `*` and `**`),

@@ -1,8 +1,41 @@
 package canon
 
 import (
+	"strings"
 	"time"
 )
+
+// Instant is an RFC 3339 instant to every fractional digit it was written
+// with: T to the nanosecond, and Sub the digits of the fraction past the
+// ninth, without trailing zeros. 2026-01-01T00:00:00.1234567891Z is after
+// 2026-01-01T00:00:00.123456789Z, though their T are equal.
+type Instant struct {
+	T   time.Time // UTC
+	Sub string    // fraction digits past nanoseconds, "" when none
+}
+
+// Compare returns -1, 0 or +1 as a is before, at or after b.
+func (a Instant) Compare(b Instant) int {
+	if c := a.T.Compare(b.T); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Sub, b.Sub)
+}
+
+// String writes a in RFC 3339 form, in UTC, with every fractional digit.
+func (a Instant) String() string {
+	s := a.T.UTC().Format(time.RFC3339Nano)
+	if a.Sub == "" {
+		return s
+	}
+	return a.T.UTC().Format("2006-01-02T15:04:05.000000000") + a.Sub + "Z"
+}
+
+// ParseInstantFull is ParseInstant keeping every fractional digit.
+func ParseInstantFull(s string) (Instant, bool) {
+	t, sub, ok := parseInstant(s)
+	return Instant{T: t, Sub: sub}, ok
+}
 
 // ParseInstant parses an RFC 3339 date-time (§5.6): "2026-05-03T00:00:00Z",
 // with optional fractional seconds and a "Z" or ±hh:mm offset; "T" and "Z"
@@ -15,25 +48,36 @@ import (
 // UTC as in JSON Schema's date-time, becomes 23:59:59.999999999: the last
 // instant time.Time has before the next minute, so it still sorts after
 // every ordinary instant of that minute. Fractions beyond nanoseconds are
-// truncated.
+// truncated here; ParseInstantFull keeps them.
 func ParseInstant(s string) (time.Time, bool) {
+	t, _, ok := parseInstant(s)
+	return t, ok
+}
+
+// parseInstant parses s as ParseInstant does, and returns the fraction's
+// digits past the ninth, trailing zeros dropped.
+func parseInstant(s string) (time.Time, string, bool) {
 	if len(s) < len("2006-01-02T15:04:05Z") || (s[10] != 'T' && s[10] != 't') {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
 	y, mo, d, ok := parseDate(s[:10])
 	if !ok {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
 	h, mi, sec, ok := parseClock(s[11:19])
 	if !ok {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
-	ns, rest := parseFraction(s[19:])
+	ns, sub, rest := parseFraction(s[19:])
 	offset, ok := parseOffset(rest)
 	if !ok {
-		return time.Time{}, false
+		return time.Time{}, "", false
 	}
-	return instant(y, mo, d, h, mi, sec, ns, offset)
+	t, ok := instant(y, mo, d, h, mi, sec, ns, offset)
+	if ok && sec == 60 {
+		sub = "" // a leap second is the last nanosecond of its minute
+	}
+	return t, sub, ok
 }
 
 // instant assembles a validated date and clock into a UTC instant.
@@ -76,19 +120,22 @@ func parseClock(s string) (h, mi, sec int, ok bool) {
 	return h, mi, sec, ok1 && ok2 && ok3 && h <= 23 && mi <= 59 && sec <= 60
 }
 
-// parseFraction parses an optional ".digits" and returns the nanoseconds
-// and what follows. A "." without digits is left in rest, which then fails
-// as an offset.
-func parseFraction(s string) (ns int, rest string) {
+// parseFraction parses an optional ".digits" and returns the nanoseconds,
+// the digits past the ninth (trailing zeros dropped) and what follows. A
+// "." without digits is left in rest, which then fails as an offset.
+func parseFraction(s string) (ns int, sub, rest string) {
 	if len(s) < 2 || s[0] != '.' || !isDigit(s[1]) {
-		return 0, s
+		return 0, "", s
 	}
 	i, scale := 1, 100000000
 	for ; i < len(s) && isDigit(s[i]); i++ {
 		ns += int(s[i]-'0') * scale
 		scale /= 10
 	}
-	return ns, s[i:]
+	if i > 10 {
+		sub = strings.TrimRight(s[10:i], "0")
+	}
+	return ns, sub, s[i:]
 }
 
 // parseOffset parses "Z", "z" or "±hh:mm" into seconds east of UTC.

@@ -36,6 +36,7 @@ func FuzzParseInstant(f *testing.F) {
 			}
 		} else {
 			checkAcceptedInstant(t, s, got)
+			checkFullInstant(t, s, got)
 		}
 		if !rfc3339Syntax.MatchString(s) || s[17:19] == "60" || !offsetInRange(s) {
 			return // time.Parse has no leap seconds, and is lax about offsets
@@ -57,6 +58,22 @@ func checkAcceptedInstant(t *testing.T, s string, got time.Time) {
 	again, ok := ParseInstant(got.Format(time.RFC3339Nano))
 	if !ok || !again.Equal(got) {
 		t.Fatalf("%q read as %v, which formats as %s and reads back as %v, %v", s, got, got.Format(time.RFC3339Nano), again, ok)
+	}
+}
+
+// checkFullInstant: ParseInstantFull agrees with ParseInstant to the
+// nanosecond, keeps the digits past it without trailing zeros, and its
+// String reads back to the same Instant.
+func checkFullInstant(t *testing.T, s string, got time.Time) {
+	full, ok := ParseInstantFull(s)
+	if !ok || !full.T.Equal(got) || strings.HasSuffix(full.Sub, "0") || strings.Trim(full.Sub, "0123456789") != "" {
+		t.Fatalf("%q: ParseInstantFull %+v, %v; ParseInstant %v", s, full, ok, got)
+	}
+	if got.Year() < 0 || got.Year() > 9999 {
+		return
+	}
+	if again, ok := ParseInstantFull(full.String()); !ok || again.Compare(full) != 0 {
+		t.Fatalf("%q: %+v writes as %s, which reads back as %+v, %v", s, full, full, again, ok)
 	}
 }
 

@@ -630,50 +630,8 @@ func appendSortedKeys(dst []string, m map[string]any) []string {
 	for k := range m {
 		dst = append(dst, k)
 	}
-	slices.SortFunc(dst, compareUTF16Order)
+	slices.SortFunc(dst, compareUTF16)
 	return dst
-}
-
-// compareUTF16Order compares a and b as sequences of UTF-16 code units.
-func compareUTF16Order(a, b string) int {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if a[i] < utf8.RuneSelf && b[j] < utf8.RuneSelf {
-			if a[i] != b[j] {
-				return int(a[i]) - int(b[j])
-			}
-			i, j = i+1, j+1
-			continue
-		}
-		ra, na := utf8.DecodeRuneInString(a[i:])
-		rb, nb := utf8.DecodeRuneInString(b[j:])
-		if ra != rb {
-			return utf16Lead(ra) - utf16Lead(rb)
-		}
-		i, j = i+na, j+nb
-	}
-	switch {
-	case i < len(a):
-		return 1
-	case j < len(b):
-		return -1
-	}
-	return strings.Compare(a, b) // same characters, different bad bytes
-}
-
-// utf16Lead maps a rune to a key that orders like its UTF-16 encoding
-// among distinct runes: characters above U+FFFF sort by their high
-// surrogate, below U+E000. Distinct supplementary runes keep their code
-// point order, which is also the order of their surrogate pairs; the
-// shift keeps them apart from BMP runes.
-func utf16Lead(r rune) int {
-	if r < 0x10000 {
-		if r >= 0xE000 {
-			return int(r) + 0x110000 // above every supplementary key
-		}
-		return int(r)
-	}
-	return 0xD800 + int(r) // in [0x1D800, 0x10D7FF], between D7FF and E000+0x110000
 }
 
 // EscapeSegment appends name to dst as an RFC 6901 reference token: "~"

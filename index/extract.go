@@ -89,7 +89,7 @@ func (x *extractor) str(q []byte, p []byte) {
 			x.emit(p, famRange, appendSortableFloat(append(x.buf[:0], typeNumber), f))
 			ranged = true
 		}
-	} else if t, ok := canon.ParseInstant(s); ok {
+	} else if t, ok := canon.ParseInstantFull(s); ok {
 		x.emit(p, famRange, appendSortableInstant(append(x.buf[:0], typeInst), t))
 		ranged = true
 	}

@@ -12,7 +12,8 @@ import (
 
 // Version is the index format recorded in an indexed store.
 //
-// v3: trigram postings only at the configured text paths (Config).
+// v3: trigram postings only at the configured text paths (Config), and
+// instant range keys that hold every fraction digit.
 const Version = "aqlstore.index.v3"
 
 // Index maintains the postings of one store and answers lookups. It

@@ -70,7 +70,7 @@ func TestPostings(t *testing.T) {
 	has("price <= 100", cheap, a.Num, true)
 	has("price <= 100", cheap, b.Num, false)
 	tids, _ := paths(t, ix, "/**/at")
-	early, _ := ix.InstantRange(tids, time.Time{}, time.Date(2026, 5, 3, 8, 0, 0, 0, time.UTC))
+	early, _ := ix.InstantRange(tids, InstantBounds{Hi: &canon.Instant{T: time.Date(2026, 5, 3, 8, 0, 0, 0, time.UTC)}})
 	has("at <= 08:00Z", early, a.Num, true)
 	has("at <= 08:00Z", early, b.Num, false)
 	g, _ := ix.Grams(ids[:0:0], "sal")

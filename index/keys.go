@@ -3,8 +3,9 @@ package index
 import (
 	"encoding/binary"
 	"math"
-	"time"
+	"strconv"
 
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -21,7 +22,8 @@ import (
 //	                                              (canonical text), t true, f false, z null
 //	'r'     X r id type sortable                  bitmap: range postings, one per value
 //	                                              type n number or decimal string (float64
-//	                                              order), i RFC 3339 instant (seconds, nanos)
+//	                                              order), i RFC 3339 instant (seconds, then
+//	                                              every fraction digit)
 //	'g'     X g id trigram                        bitmap: strings there containing the trigram
 //	                                              (text paths only, Config)
 //	'h'     X h id string                         bitmap: strings there shorter than a trigram
@@ -82,8 +84,25 @@ func appendSortableFloat(dst []byte, f float64) []byte {
 	return binary.BigEndian.AppendUint64(dst, bits)
 }
 
-// appendSortableInstant appends t as offset-binary seconds and nanos.
-func appendSortableInstant(dst []byte, t time.Time) []byte {
-	dst = binary.BigEndian.AppendUint64(dst, uint64(t.Unix())^(1<<63))
-	return binary.BigEndian.AppendUint32(dst, uint32(t.Nanosecond()))
+// appendSortableInstant appends t as offset-binary seconds, then every
+// digit of its fraction in ASCII without trailing zeros: byte order is
+// the instants' order at any number of fractional digits (".5" sorts
+// before ".50001", and no key ends in '0'). The key is variable length,
+// so a range over instants is bounded with instantKeyAfter, never by
+// padding.
+func appendSortableInstant(dst []byte, t canon.Instant) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(t.T.Unix())^(1<<63))
+	n := len(dst)
+	var digits [10]byte
+	nanos := strconv.AppendInt(digits[:0], int64(t.T.Nanosecond())+1e9, 10) // "1" and nine digits
+	dst = append(append(dst, nanos[1:]...), t.Sub...)
+	for len(dst) > n && dst[len(dst)-1] == '0' {
+		dst = dst[:len(dst)-1]
+	}
+	return dst
 }
+
+// instantKeyAfter turns the instant key k into the smallest byte string
+// above it: every key that sorts after k sorts at or after k+"\x00",
+// since a key's fraction digits are ASCII digits.
+func instantKeyAfter(k []byte) []byte { return append(k, 0) }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
-	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/canon"
@@ -195,21 +194,44 @@ func sameNumber(a, b string) bool {
 // [lo, hi] at one of the paths (float64 order: callers treat it as lossy
 // at the bounds). Use ±Inf for open ends.
 func (ix *Index) NumberRange(ids []uint32, lo, hi float64) (*roaring.Bitmap, error) {
-	return ix.rangeScan(ids, typeNumber, appendSortableFloat(nil, lo), appendSortableFloat(nil, hi))
+	end := append(appendSortableFloat(nil, hi), 0xff) // fixed-size keys: hi inclusive
+	return ix.rangeScan(ids, typeNumber, appendSortableFloat(nil, lo), end)
 }
 
-// InstantRange returns the documents with an RFC 3339 instant in [lo, hi]
-// at one of the paths; instants are indexed exactly.
-func (ix *Index) InstantRange(ids []uint32, lo, hi time.Time) (*roaring.Bitmap, error) {
-	return ix.rangeScan(ids, typeInst, appendSortableInstant(nil, lo), appendSortableInstant(nil, hi))
+// InstantBounds bound an InstantRange. A nil end is open-ended; OpenLo
+// and OpenHi leave the bound itself out (after, before), else it is in.
+type InstantBounds struct {
+	Lo, Hi         *canon.Instant
+	OpenLo, OpenHi bool
 }
 
-func (ix *Index) rangeScan(ids []uint32, typ byte, lo, hi []byte) (*roaring.Bitmap, error) {
+// InstantRange returns the documents with an RFC 3339 instant within b at
+// one of the paths. Instants are indexed to every fractional digit, so the
+// answer is exact.
+func (ix *Index) InstantRange(ids []uint32, b InstantBounds) (*roaring.Bitmap, error) {
+	var lo []byte
+	if b.Lo != nil {
+		if lo = appendSortableInstant(nil, *b.Lo); b.OpenLo {
+			lo = instantKeyAfter(lo)
+		}
+	}
+	end := []byte{0xff} // above every instant of years 0000-9999
+	if b.Hi != nil {
+		if end = appendSortableInstant(nil, *b.Hi); !b.OpenHi {
+			end = instantKeyAfter(end)
+		}
+	}
+	return ix.rangeScan(ids, typeInst, lo, end)
+}
+
+// rangeScan ORs the range postings of type typ at the paths ids from the
+// key suffix lo (inclusive) up to end (exclusive).
+func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte) (*roaring.Bitmap, error) {
 	out := roaring.New()
 	for _, id := range ids {
 		prefix := append(appendPathKey(nil, famRange, id), typ)
 		start := append(append([]byte(nil), prefix...), lo...)
-		end := append(append(append([]byte(nil), prefix...), hi...), 0xff) // hi inclusive
+		end := append(append([]byte(nil), prefix...), end...)
 		err := ix.r.Scan(start, end, func(_, value []byte) error {
 			bm, err := decodePosting(value)
 			out.Or(bm)

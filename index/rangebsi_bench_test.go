@@ -150,11 +150,11 @@ func BenchmarkRangeBSI(b *testing.B) {
 			return ix.NumberRange(pids, l, centsFloat(hi))
 		}},
 		{name: "at", ids: tids, vals: nanos, postings: func(lo, hi int64) (*roaring.Bitmap, error) {
-			l := time.Time{}
+			b := InstantBounds{Hi: &canon.Instant{T: time.Unix(0, hi)}}
 			if lo != math.MinInt64 {
-				l = time.Unix(0, lo)
+				b.Lo = &canon.Instant{T: time.Unix(0, lo)}
 			}
-			return ix.InstantRange(tids, l, time.Unix(0, hi))
+			return ix.InstantRange(tids, b)
 		}},
 		// The scale of a decimal string is not known to the index: a
 		// general BSI over numbers would hold the order-preserving float64
@@ -172,11 +172,11 @@ func BenchmarkRangeBSI(b *testing.B) {
 		// that would need the nanoseconds elsewhere).
 		{name: "at-seconds", variant: true, ids: tids, vals: mapVals(nanos, func(ns int64) int64 { return ns / 1e9 }),
 			postings: func(lo, hi int64) (*roaring.Bitmap, error) {
-				l := time.Time{}
+				b := InstantBounds{Hi: &canon.Instant{T: time.Unix(hi, 0)}}
 				if lo != math.MinInt64 {
-					l = time.Unix(lo, 0)
+					b.Lo = &canon.Instant{T: time.Unix(lo, 0)}
 				}
-				return ix.InstantRange(tids, l, time.Unix(hi, 0))
+				return ix.InstantRange(tids, b)
 			}},
 	}
 

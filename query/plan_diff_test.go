@@ -21,8 +21,9 @@ import (
 var (
 	diffNames   = []string{"a", "b", "tags", "price", "at", "n", "k~1", "0"}
 	diffStrings = []string{"x", "y", "sale", "resale", "79.99", "100.00", "2026-05-03T10:00:00Z",
-		"2026-05-03T12:00:00+02:00", "2026-06-01T00:00:00.5Z", "", "ü-unicode", strings.Repeat("long", 40)}
-	diffNumbers = []string{"0", "1", "1.5", "-2", "100", "79.99", "1e3"}
+		"2026-05-03T12:00:00+02:00", "2026-06-01T00:00:00.5Z", "", "ü-unicode", strings.Repeat("long", 40),
+		"2026-06-01T00:00:00.5000000001Z"} // past the ninth digit: last, the indices above stay
+	diffNumbers = []string{"0", "1", "1.5", "-2", "100", "79.99", "1e3", "0.3", "0.30000000000000001", "9007199254740993"}
 )
 
 func genValue(t *rapid.T, depth int) string {
@@ -81,11 +82,12 @@ func genLeaf(t *rapid.T) string {
 	case "matches":
 		v = fmt.Sprintf("%q", rapid.SampledFrom([]string{"^s", "ale$", "[0-9]+\\.[0-9]{2}", "x|y", "."}).Draw(t, "re"))
 	case "before", "after":
-		v = fmt.Sprintf("%q", rapid.SampledFrom(diffStrings[6:9]).Draw(t, "inst"))
+		v = fmt.Sprintf("%q", rapid.SampledFrom(append(diffStrings[6:9:9], diffStrings[len(diffStrings)-1])).Draw(t, "inst"))
 	case "within", "outside":
 		v = `["2026-05-03T09:00:00Z","2026-05-03T10:00:00Z"]`
 	case "lt", "lte", "gt", "gte":
-		v = rapid.SampledFrom([]string{"1", "79.99", `"79.99"`, `"100.00"`, `"2026-05-03T10:00:00Z"`}).Draw(t, "bound")
+		v = rapid.SampledFrom([]string{"1", "79.99", `"79.99"`, `"100.00"`, `"2026-05-03T10:00:00Z"`, "0.30000000000000001",
+			`"2026-06-01T00:00:00.5Z"`, `"2026-06-01T00:00:00.50000000001Z"`}).Draw(t, "bound")
 	default:
 		v = genValue(t, 2)
 	}

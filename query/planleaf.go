@@ -1,8 +1,8 @@
 package query
 
 import (
+	"github.com/aqlstore/aqlstore/index"
 	"math"
-	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/canon"
@@ -109,41 +109,36 @@ func (p *planner) ranged(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bo
 	return bm, "index.Range", false, err
 }
 
-var (
-	minInstant = time.Unix(math.MinInt64/2, 0)
-	maxInstant = time.Unix(math.MaxInt64/2, 0)
-)
-
 func (p *planner) instantRange(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
-	t := l.Instant
-	lo, hi := minInstant, maxInstant
+	t := &l.Instant
+	var b index.InstantBounds
 	switch l.Operator {
 	case aql.OpLt, aql.OpBefore:
-		hi = t.Add(-time.Nanosecond)
+		b.Hi, b.OpenHi = t, true
 	case aql.OpLte:
-		hi = t
+		b.Hi = t
 	case aql.OpGt, aql.OpAfter:
-		lo = t.Add(time.Nanosecond)
+		b.Lo, b.OpenLo = t, true
 	case aql.OpGte:
-		lo = t
+		b.Lo = t
 	}
-	bm, err := p.ix.InstantRange(ids, lo, hi)
+	bm, err := p.ix.InstantRange(ids, b)
 	return bm, "index.Range", true, err
 }
 
 // interval: within is [start, end]; outside is some value before start
 // or after end.
 func (p *planner) interval(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
-	iv := l.Interval
+	iv := &l.Interval
 	if l.Operator == aql.OpWithin {
-		bm, err := p.ix.InstantRange(ids, iv.Start, iv.End)
+		bm, err := p.ix.InstantRange(ids, index.InstantBounds{Lo: &iv.Start, Hi: &iv.End})
 		return bm, "index.Range", true, err
 	}
-	before, err := p.ix.InstantRange(ids, minInstant, iv.Start.Add(-time.Nanosecond))
+	before, err := p.ix.InstantRange(ids, index.InstantBounds{Hi: &iv.Start, OpenHi: true})
 	if err != nil {
 		return nil, "", false, err
 	}
-	after, err := p.ix.InstantRange(ids, iv.End.Add(time.Nanosecond), maxInstant)
+	after, err := p.ix.InstantRange(ids, index.InstantBounds{Lo: &iv.End, OpenLo: true})
 	if err != nil {
 		return nil, "", false, err
 	}

@@ -22,7 +22,8 @@ import (
 // instead of detecting it. 201 lists the documents, each saying whether
 // this request created it; putting an identical document again is
 // idempotent, and when every document was already stored the answer is
-// 200. Bad input is 400 naming the
+// 200. A number stored rounded to the nearest double is listed under
+// "warnings" (document, pointer, number, stored). Bad input is 400 naming the
 // document, line and JSON Pointer; a natural key already used for other
 // content is 409.
 func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
@@ -54,7 +55,25 @@ func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusCreated
 		}
 	}
-	s.writeSigned(w, status, contentJSON, map[string]any{"documents": refsDoc(refs)})
+	out := map[string]any{"documents": refsDoc(refs)}
+	if warnings := roundedWarnings(docs); len(warnings) > 0 {
+		out["warnings"] = warnings
+	}
+	s.writeSigned(w, status, contentJSON, out)
+}
+
+// roundedWarnings lists the numbers stored rounded to the nearest double
+// (RFC 8785), by document (from 1, as in the errors) and JSON Pointer: the
+// put succeeded, but not every digit was kept.
+func roundedWarnings(docs []store.Document) []any {
+	var out []any
+	for i, d := range docs {
+		for _, r := range canon.RoundedNumbers(d.Body) {
+			out = append(out, map[string]any{"document": i + 1, "pointer": r.Pointer, "number": r.Literal,
+				"stored": r.Stored, "message": r.String()})
+		}
+	}
+	return out
 }
 
 // readDocuments reads the body as one document or NDJSON, under the

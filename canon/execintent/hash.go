@@ -68,17 +68,15 @@ func hashDoc(doc map[string]any) (string, *Error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// canonicalize re-encodes v and puts it through canon.Canonicalize, which
-// turns each number's literal text into its RFC 8785 form. The limits
-// are the encoding's own: the document was bounded when it was decoded.
+// canonicalize writes v's RFC 8785 form with canon's one writer, each
+// number's literal text brought to its RFC 8785 form.
 func canonicalize(v any) ([]byte, *Error) {
-	b := canon.AppendValue(nil, v)
-	c, err := canon.Canonicalize(nil, b, &canon.Limits{MaxBytes: len(b) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
+	c, err := canon.AppendCanonical(nil, v)
 	if err != nil {
 		e := &Error{Message: "no RFC 8785 form: " + err.Error(), Err: ErrInvalid, cause: err}
-		var se *canon.SyntaxError
-		if errors.As(err, &se) {
-			e.Pointer = se.Pointer
+		var ve *canon.ValueError
+		if errors.As(err, &ve) {
+			e.Pointer = ve.Pointer()
 		}
 		return nil, e
 	}
@@ -168,9 +166,8 @@ func goFloat(f float64, ptr string) (any, error) {
 	return canon.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
 }
 
-// number admits a literal only if it is one JSON number: canon.AppendValue
-// writes a Number's text as is, so `1,"x":2` would smuggle in a member the
-// map does not show.
+// number admits a literal only if it is one JSON number, refused here
+// with the field's own words rather than by the writer.
 func number(s, ptr string) (any, error) {
 	if !isJSONNumber(s) {
 		return nil, unsupported(ptr, fmt.Sprintf("the number literal %q", s))

@@ -1,6 +1,7 @@
 package execintent
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,7 +63,35 @@ func sealed(t testing.TB) map[string]any {
 	return doc
 }
 
-func encode(v any) []byte { return canon.AppendValue(nil, v) }
+// encode writes v as plain JSON, each number as its literal text (as a
+// client would send it; the parser then brings it to RFC 8785 form).
+func encode(v any) []byte {
+	b, err := json.Marshal(literal(v))
+	if err != nil {
+		panic(err) // a test document the test itself built
+	}
+	return b
+}
+
+func literal(v any) any {
+	switch v := v.(type) {
+	case canon.Number:
+		return json.RawMessage(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = literal(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = literal(e)
+		}
+		return out
+	}
+	return v
+}
 
 // clone deep-copies a document in canon's value model.
 func clone(t testing.TB, doc map[string]any) map[string]any {

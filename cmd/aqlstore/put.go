@@ -222,6 +222,7 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 			report(d, err)
 			return nil
 		}
+		c.warnRounded(d, p)
 		if err := checkSeen(seen, &p.Document, owner); err != nil {
 			report(d, err)
 		} else if _, err := dry.Put(c.document(p, owner)); err != nil {
@@ -241,6 +242,17 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 		return total, fmt.Errorf("%d of %d documents rejected; nothing was stored (fix them and run put again)", bad, total)
 	}
 	return total, nil
+}
+
+// warnRounded says which numbers of d are stored rounded to the nearest
+// double (RFC 8785): the document is kept, but not every digit of it.
+func (c *putCommand) warnRounded(d *rawDoc, p *store.Parsed) {
+	if p.View != nil { // PAIRL text: its numbers are the view's own
+		return
+	}
+	for _, r := range canon.RoundedNumbers(d.body) {
+		fmt.Fprintf(c.m.Stderr, "%s: warning: %s\n", d.where(), r)
+	}
 }
 
 // lineOf rewrites a document-relative syntax error's line to the line in

@@ -82,7 +82,7 @@ type Leaf struct {
 
 	// Compiled operands; which are set depends on Operator and Value.
 	Decimal  *apd.Decimal    // lt..gte when Value is a number or a decimal string
-	Instant  time.Time       // lt..gte, before, after when Value is an RFC 3339 timestamp
+	Instant  canon.Instant   // lt..gte, before, after when Value is an RFC 3339 timestamp
 	IsTime   bool            // Instant is set
 	Interval Interval        // within, outside
 	Set      []any           // in, not_in: the array's elements
@@ -91,7 +91,7 @@ type Leaf struct {
 }
 
 // Interval is an inclusive interval of instants.
-type Interval struct{ Start, End time.Time }
+type Interval struct{ Start, End canon.Instant }
 
 // Evaluation is one leaf's outcome: an entry of a Decision Record's
 // constraint_evaluations, in tree order.

@@ -95,7 +95,7 @@ func checkLeaf(t *testing.T, l *Leaf) {
 	case OpMatches:
 		ok = l.Regex != nil && l.Regex.MatchTimeout == DefaultRegexTimeout
 	case OpWithin, OpOutside:
-		ok = !l.Interval.Start.After(l.Interval.End)
+		ok = l.Interval.Start.Compare(l.Interval.End) <= 0
 	}
 	if !ok {
 		t.Fatalf("%v leaf compiled wrongly: %+v", l.Operator, l)

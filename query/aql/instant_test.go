@@ -25,7 +25,7 @@ func TestParseInstant(t *testing.T) {
 	}
 	for _, c := range good {
 		got, ok := ParseInstant(c.in)
-		if !ok || !got.Equal(instantOf(t, c.want)) || got.Location() != time.UTC {
+		if !ok || !got.Equal(instantOf(t, c.want).T) || got.Location() != time.UTC {
 			t.Errorf("ParseInstant(%q) = %v, %v; want %s", c.in, got, ok, c.want)
 		}
 	}
@@ -70,11 +70,11 @@ func TestParseDecimal(t *testing.T) {
 func TestCheckValidity(t *testing.T) {
 	in := parseFixture(t, "minimal.json") // 2026-01-01 to 2027-01-01
 	for _, at := range []string{"2026-01-01T00:00:00Z", "2026-06-15T12:00:00Z", "2027-01-01T00:00:00Z"} {
-		if err := in.CheckValidity(instantOf(t, at)); err != nil {
+		if err := in.CheckValidity(instantOf(t, at).T); err != nil {
 			t.Errorf("at %s: %v", at, err)
 		}
 	}
-	err := in.CheckValidity(instantOf(t, "2027-01-01T00:00:00.000000001Z"))
+	err := in.CheckValidity(instantOf(t, "2027-01-01T00:00:00.000000001Z").T)
 	want := "aql: intent is valid from 2026-01-01T00:00:00Z to 2027-01-01T00:00:00Z; evaluated at 2027-01-01T00:00:00.000000001Z is after it (use --at to evaluate at another instant)"
 	if !errors.Is(err, ErrOutsideValidity) || err.Error() != want {
 		t.Errorf("after: %v", err)

@@ -3,7 +3,6 @@ package aql
 import (
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -72,7 +71,7 @@ func (c *checker) ordered(l *Leaf, v any, ptr string) {
 	case canon.Number:
 		c.rulef(ptr, CodeBadValue, "number %s is outside the supported range; use a smaller exponent", shorten(string(v)))
 	case string:
-		if t, ok := ParseInstant(v); ok {
+		if t, ok := canon.ParseInstantFull(v); ok {
 			l.Instant, l.IsTime = t, true
 			return
 		}
@@ -109,7 +108,7 @@ func (c *checker) instant(l *Leaf, v any, ptr string) {
 		c.rulef(ptr, CodeBadType, "%s takes %s, not %s", l.Operator, instantHint, describe(v))
 		return
 	}
-	t, ok := ParseInstant(s)
+	t, ok := canon.ParseInstantFull(s)
 	if !ok {
 		c.rulef(ptr, CodeBadValue, "%s takes %s; %s is not one", l.Operator, instantHint, quoteShort(s))
 		return
@@ -178,16 +177,16 @@ func (c *checker) interval(l *Leaf, v any, ptr string) {
 func (c *checker) bounds(l *Leaf, bounds [2]any, ptrs [2]string, ptr string) {
 	start, ok1 := c.bound(bounds[0], ptrs[0])
 	end, ok2 := c.bound(bounds[1], ptrs[1])
-	if ok1 && ok2 && start.After(end) {
-		c.rulef(ptr, CodeBadInterval, "interval starts at %s, after its end %s; swap the two", formatInstant(start), formatInstant(end))
+	if ok1 && ok2 && start.Compare(end) > 0 {
+		c.rulef(ptr, CodeBadInterval, "interval starts at %s, after its end %s; swap the two", start, end)
 		return
 	}
 	l.Interval = Interval{Start: start, End: end}
 }
 
-func (c *checker) bound(v any, ptr string) (time.Time, bool) {
+func (c *checker) bound(v any, ptr string) (canon.Instant, bool) {
 	s, _ := v.(string)
-	t, ok := ParseInstant(s)
+	t, ok := canon.ParseInstantFull(s)
 	if !ok {
 		c.rulef(ptr, CodeBadInterval, "an interval bound must be %s, not %s", instantHint, describe(v))
 	}

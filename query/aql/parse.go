@@ -36,13 +36,15 @@ func Parse(b []byte, opts *Options) (*Intent, error) {
 // canon's value model (nil, bool, string, canon.Number, []any,
 // map[string]any), e.g. one read back from the store. Options.MaxBytes and
 // Options.Limits do not apply: the value was bounded when it was decoded.
-// The Intent's Document is v itself, not a copy.
+// The Intent's Document is v itself, not a copy, its numbers brought to
+// their RFC 8785 form in place (as the store's already are).
 func ParseValue(v any, opts *Options) (*Intent, error) {
 	return compile(v, optionsOrDefault(opts))
 }
 
 func compile(v any, o *Options) (*Intent, error) {
 	c := &checker{o: o}
+	c.numbers(v, "")
 	in := c.intent(v)
 	if len(c.problems) > 0 {
 		return nil, &InvalidError{Problems: c.problems}
@@ -78,6 +80,9 @@ type checker struct {
 	o        *Options
 	problems []Problem
 	capped   bool // MaxProblems reached: later problems are dropped
+	// badNumbers holds the pointers of numbers without a value, reported
+	// once by numbers and not again by the rule that reads them.
+	badNumbers map[string]bool
 	// extension is set while checking a part whose shape the published
 	// schema leaves open or lacks (a leaf's value, payment_constraints),
 	// so that the problems found there are not Schema ones.
@@ -98,8 +103,8 @@ func (c *checker) rulef(ptr, code, format string, args ...any) {
 }
 
 func (c *checker) report(p Problem) {
-	if c.capped {
-		return
+	if c.capped || c.badNumbers[p.Pointer] && p.Code == CodeBadValue {
+		return // a number without a value is reported once, by numbers
 	}
 	if len(c.problems) == c.o.MaxProblems {
 		c.capped = true

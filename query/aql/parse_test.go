@@ -97,13 +97,13 @@ func decimal(t testing.TB, s string) *apd.Decimal {
 	return d
 }
 
-func instantOf(t testing.TB, s string) time.Time {
+func instantOf(t testing.TB, s string) canon.Instant {
 	t.Helper()
 	v, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v.UTC()
+	return canon.Instant{T: v.UTC()}
 }
 
 // TestParseCompilesOperands checks what each operator's value compiles to.
@@ -118,7 +118,7 @@ func TestParseCompilesOperands(t *testing.T) {
 	checkDecimal(2, "250")
 	checkDecimal(3, "1")
 	checkDecimal(15, "2.5")
-	if l := leafAt(t, in, 16); !l.IsTime || !l.Instant.Equal(instantOf(t, "2026-04-01T17:00:00.5Z")) || l.Decimal != nil {
+	if l := leafAt(t, in, 16); !l.IsTime || l.Instant.Compare(instantOf(t, "2026-04-01T17:00:00.5Z")) != 0 || l.Decimal != nil {
 		t.Errorf("lt timestamp: %v %v", l.IsTime, l.Instant)
 	}
 	if l := leafAt(t, in, 4); !reflect.DeepEqual(l.Set, []any{"EU", "EEA"}) {
@@ -129,10 +129,10 @@ func TestParseCompilesOperands(t *testing.T) {
 	} else if ok, err := l.Regex.MatchString("Laptop 14"); !ok || err != nil {
 		t.Errorf("regex does not match: %v %v", ok, err)
 	}
-	if l := leafAt(t, in, 7); !l.IsTime || !l.Instant.Equal(instantOf(t, "2030-01-01T00:00:00Z")) {
+	if l := leafAt(t, in, 7); !l.IsTime || l.Instant.Compare(instantOf(t, "2030-01-01T00:00:00Z")) != 0 {
 		t.Errorf("before %v", l.Instant)
 	}
-	if l := leafAt(t, in, 12); !l.Instant.Equal(instantOf(t, "2025-12-31T23:00:00Z")) || l.Instant.Location() != time.UTC {
+	if l := leafAt(t, in, 12); l.Instant.Compare(instantOf(t, "2025-12-31T23:00:00Z")) != 0 || l.Instant.T.Location() != time.UTC {
 		t.Errorf("after %v", l.Instant)
 	}
 	want := Interval{Start: instantOf(t, "2026-01-01T00:00:00Z"), End: instantOf(t, "2026-12-31T23:59:59Z")}
@@ -171,7 +171,7 @@ func TestParseCompilesMembers(t *testing.T) {
 	if !slices.Equal(names, wantQ) {
 		t.Errorf("quality floor %q, want %q", names, wantQ)
 	}
-	wantV := Validity{From: instantOf(t, "2026-05-01T00:00:00Z"), To: instantOf(t, "2026-06-01T00:00:00Z")}
+	wantV := Validity{From: instantOf(t, "2026-05-01T00:00:00Z").T, To: instantOf(t, "2026-06-01T00:00:00Z").T}
 	if in.Validity != wantV || in.ResolutionPolicy != "ranked_set" {
 		t.Errorf("validity %v policy %q", in.Validity, in.ResolutionPolicy)
 	}
@@ -184,8 +184,10 @@ func TestParseCompilesMembers(t *testing.T) {
 	if got := pointerTexts(in.Projection.Exclude); !slices.Equal(got, []string{"/internal/**"}) {
 		t.Errorf("exclude %q", got)
 	}
-	if !reflect.DeepEqual(in.Document, fixture(t, "all-operators.json")) {
-		t.Errorf("Document is not the decoded intent")
+	// The decoded intent, its numbers in RFC 8785 form.
+	want, err := canon.DecodeCanonical(canon.AppendValue(nil, fixture(t, "all-operators.json")))
+	if err != nil || !reflect.DeepEqual(in.Document, want) {
+		t.Errorf("Document is not the decoded intent (%v)", err)
 	}
 }
 
@@ -227,13 +229,17 @@ func TestParseIntegerInSchemaSense(t *testing.T) {
 	}
 }
 
-// TestParseDistributionExact checks the sum that float64 gets wrong.
+// TestParseDistributionExact checks the sum that float64 gets wrong. Each
+// share is the double its literal denotes, written shortest (RFC 8785):
+// 0.70000000000000001 is 0.7, so that sum is 1, while 0.7000001 is not.
 func TestParseDistributionExact(t *testing.T) {
 	b := edited(t, "all-operators.json", set("/budget/top_k", `3`), set("/budget/distribution", `[0.1, 0.2, 0.7]`))
 	mustParse(t, b, nil)
-	b = edited(t, "all-operators.json", set("/budget/distribution", `[0.1, 0.2, 0.70000000000000001]`))
+	b = edited(t, "all-operators.json", set("/budget/top_k", `3`), set("/budget/distribution", `[0.1, 0.2, 0.70000000000000001]`))
+	mustParse(t, b, nil)
+	b = edited(t, "all-operators.json", set("/budget/distribution", `[0.1, 0.2, 0.7000001]`))
 	if _, err := Parse(b, nil); err == nil {
-		t.Errorf("a sum of 1.00000000000000001 was accepted")
+		t.Errorf("a sum of 1.0000001 was accepted")
 	}
 }
 

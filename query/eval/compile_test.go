@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -22,7 +23,8 @@ type testCompiler struct {
 }
 
 func compileJSON(src string, timeout time.Duration) (*aql.Node, error) {
-	v, err := canon.Decode([]byte(src), nil)
+	// Numbers in RFC 8785 form, as aql.Parse leaves an intent's.
+	_, v, err := canon.Canonical([]byte(src), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +154,22 @@ func testDecimal(v any) *apd.Decimal {
 	return d
 }
 
-func testInstant(v any) (time.Time, bool) {
+func testInstant(v any) (canon.Instant, bool) {
 	s, ok := v.(string)
 	if !ok {
-		return time.Time{}, false
+		return canon.Instant{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
+	// time.Parse keeps nine fraction digits; the rest, trailing zeros
+	// dropped, order instants that agree to the nanosecond.
+	sub := ""
+	if _, frac, ok := strings.Cut(s, "."); ok {
+		frac = frac[:strings.IndexFunc(frac+"Z", func(r rune) bool { return r < '0' || r > '9' })]
+		if len(frac) > 9 {
+			sub = strings.TrimRight(frac[9:], "0")
+		}
+	}
+	return canon.Instant{T: t.UTC(), Sub: sub}, err == nil
 }
 
 func testInterval(l *aql.Leaf) error {

@@ -1,19 +1,18 @@
 package eval
 
 import (
-	"time"
-
-	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/canon"
 )
 
-// instantOf reads v as an RFC 3339 timestamp string with aql.ParseInstant,
-// the reading the compiler gives timestamp operands, so that a value and
-// an operand written alike always mean the same instant. It does not
-// allocate.
-func instantOf(v any) (time.Time, bool) {
+// instantOf reads v as an RFC 3339 timestamp string with
+// canon.ParseInstantFull, the reading the compiler gives timestamp
+// operands and the indexer gives values, so that a value and an operand
+// written alike always mean the same instant, to every fractional digit.
+// It does not allocate.
+func instantOf(v any) (canon.Instant, bool) {
 	s, ok := v.(string)
 	if !ok {
-		return time.Time{}, false
+		return canon.Instant{}, false
 	}
-	return aql.ParseInstant(s)
+	return canon.ParseInstantFull(s)
 }

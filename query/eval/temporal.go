@@ -1,8 +1,7 @@
 package eval
 
 import (
-	"time"
-
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 )
 
@@ -24,6 +23,6 @@ func temporal(l *aql.Leaf, v any) outcome {
 	return boolOutcome(c < 0 && l.Operator == aql.OpBefore || c > 0 && l.Operator == aql.OpAfter)
 }
 
-func inside(t time.Time, iv aql.Interval) bool {
-	return !t.Before(iv.Start) && !t.After(iv.End)
+func inside(t canon.Instant, iv aql.Interval) bool {
+	return t.Compare(iv.Start) >= 0 && t.Compare(iv.End) <= 0
 }

@@ -19,9 +19,10 @@
 //     returns the bytes to send in one canonical pass: the bytes signed
 //     with the signature member put in its sorted place.
 //
-// The RFC 8785 bytes are written straight from the Go values, in one pass
-// (canonical.go, number.go); gowebpki/jcs, which re-parsed a first
-// encoding, remains only as the tests' oracle.
+// The RFC 8785 bytes are written straight from the Go values, in one pass,
+// by canon.AppendCanonicalExcept: aqlstore's one RFC 8785 writer, which
+// documents, responses and digests use too; gowebpki/jcs, which re-parsed
+// a first encoding, remains only as the tests' oracle.
 //   - Verify and VerifyBytes check a signature against a given public key.
 //   - DIDKey and ParseDIDKey convert between Ed25519 public keys and did:key
 //     identifiers; DIDDocument builds the did:web document the server

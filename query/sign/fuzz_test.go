@@ -61,7 +61,7 @@ func FuzzSignVerify(f *testing.F) {
 		if err := VerifyBytes(signed, other); !errors.Is(err, ErrBadSignature) {
 			t.Fatalf("signed %q verifies under another key: %v", signed, err)
 		}
-		c, err := canon.Canonicalize(nil, signed, &canon.Limits{MaxBytes: 1 << 30, MaxDepth: maxDepth + 1, MaxMembers: 1 << 30})
+		c, err := canon.Canonicalize(nil, signed, &canon.Limits{MaxBytes: 1 << 30, MaxDepth: canon.MaxWriteDepth + 1, MaxMembers: 1 << 30})
 		if err != nil || !bytes.Equal(c, signed) {
 			t.Fatalf("signed bytes are not RFC 8785:\nsign  %q\ncanon %q (%v)", signed, c, err)
 		}
@@ -72,7 +72,7 @@ func FuzzSignVerify(f *testing.F) {
 // checkSignedBody checks that the signature of signed covers canon's
 // canonical bytes of signed without its signature member.
 func checkSignedBody(t *testing.T, signed []byte, pub ed25519.PublicKey) {
-	v, err := canon.Decode(signed, &canon.Limits{MaxBytes: 1 << 30, MaxDepth: maxDepth + 1, MaxMembers: 1 << 30})
+	v, err := canon.Decode(signed, &canon.Limits{MaxBytes: 1 << 30, MaxDepth: canon.MaxWriteDepth + 1, MaxMembers: 1 << 30})
 	if err != nil {
 		t.Fatalf("signed bytes do not decode: %v", err)
 	}
@@ -82,7 +82,7 @@ func checkSignedBody(t *testing.T, signed []byte, pub ed25519.PublicKey) {
 		t.Fatal(err)
 	}
 	delete(doc, signatureMember)
-	body, err := canon.Canonicalize(nil, canon.AppendValue(nil, doc), &canon.Limits{MaxBytes: 1 << 30, MaxDepth: maxDepth + 1, MaxMembers: 1 << 30})
+	body, err := canon.Canonicalize(nil, canon.AppendValue(nil, doc), &canon.Limits{MaxBytes: 1 << 30, MaxDepth: canon.MaxWriteDepth + 1, MaxMembers: 1 << 30})
 	if err != nil || !ed25519.Verify(pub, body, sig) {
 		t.Fatalf("the signature does not cover canon's bytes %q (%v)", body, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -86,7 +87,7 @@ func legacyAppendArray(dst []byte, a []any) ([]byte, error) {
 		}
 		var err error
 		if dst, err = legacyAppendJSON(dst, e); err != nil {
-			return nil, within(err, strconv.Itoa(i))
+			return nil, err
 		}
 	}
 	return append(dst, ']'), nil
@@ -100,11 +101,11 @@ func legacyAppendObject(dst []byte, m map[string]any) ([]byte, error) {
 		}
 		var err error
 		if dst, err = legacyAppendString(dst, k); err != nil {
-			return nil, within(&valueError{reason: "member name is not valid UTF-8"}, k)
+			return nil, fmt.Errorf("%w at %q: member name is not valid UTF-8", ErrUnsignable, k)
 		}
 		dst = append(dst, ':')
 		if dst, err = legacyAppendJSON(dst, m[k]); err != nil {
-			return nil, within(err, k)
+			return nil, err
 		}
 	}
 	return append(dst, '}'), nil
@@ -131,21 +132,21 @@ func legacyAppendScalar(dst []byte, v any) ([]byte, error) {
 
 func legacyAppendString(dst []byte, s string) ([]byte, error) {
 	if !utf8.ValidString(s) {
-		return nil, &valueError{reason: "string is not valid UTF-8"}
+		return nil, fmt.Errorf("%w: %s", ErrUnsignable, "string is not valid UTF-8")
 	}
 	return jsontext.AppendQuote(dst, s)
 }
 
 func legacyAppendNumber(dst []byte, n string) ([]byte, error) {
-	if !validNumber(n) {
-		return nil, &valueError{reason: fmt.Sprintf("canon.Number %s is not a JSON number", quoteShort(n))}
+	if v, err := canon.Decode([]byte(n), nil); err != nil || strings.TrimSpace(n) != n || v != canon.Number(n) {
+		return nil, fmt.Errorf("%w: %s", ErrUnsignable, fmt.Sprintf("canon.Number %s is not a JSON number", n))
 	}
 	return append(dst, n...), nil
 }
 
 func legacyAppendFloat(dst []byte, f float64, bits int) ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, &valueError{reason: fmt.Sprintf("%v has no JSON form", f)}
+		return nil, fmt.Errorf("%w: %s", ErrUnsignable, fmt.Sprintf("%v has no JSON form", f))
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, bits), nil
 }
@@ -173,7 +174,7 @@ func legacyAppendInteger(dst []byte, v any) ([]byte, error) {
 	case uint64:
 		return strconv.AppendUint(dst, v, 10), nil
 	}
-	return nil, &valueError{reason: fmt.Sprintf("Go type %T has no JSON form here (use the types canon.Decode returns)", v)}
+	return nil, fmt.Errorf("%w: %s", ErrUnsignable, fmt.Sprintf("Go type %T has no JSON form here (use the types canon.Decode returns)", v))
 }
 
 func legacyToAnySlice[T any](s []T) []any {

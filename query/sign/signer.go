@@ -74,9 +74,9 @@ func (s *Signer) SignMessage(msg []byte) []byte { return ed25519.Sign(s.priv, ms
 // To send the signed document, AppendSigned gives its bytes without
 // encoding it a second time.
 func (s *Signer) Sign(doc map[string]any) (map[string]any, error) {
-	e := newEncoder()
+	e, err := newBody(doc)
 	defer e.release()
-	if _, err := e.body(doc); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	out := maps.Clone(doc)
@@ -98,16 +98,16 @@ func (s *Signer) Sign(doc map[string]any) (map[string]any, error) {
 // dst is returned unchanged and the error wraps ErrUnsignable, naming the
 // value at fault.
 func (s *Signer) AppendSigned(dst []byte, doc map[string]any) (b []byte, sig map[string]any, err error) {
-	e := newEncoder()
+	e, err := newBody(doc)
 	defer e.release()
-	at, err := e.body(doc)
 	if err != nil {
 		return dst, nil, err
 	}
+	at := e.at
 	raw := ed25519.Sign(s.priv, e.buf)
 	var scratch [320]byte
 	member := s.appendMember(scratch[:0], raw, e.buf[at-1] != '{', e.buf[at] != '}')
-	// Encoded in the encoder's own buffer, copied once into dst grown to
+	// Encoded in the pooled body buffer, copied once into dst grown to
 	// size: no growth garbage, and no second pass.
 	b = slices.Grow(dst, len(e.buf)+len(member))
 	b = append(b, e.buf[:at]...)

@@ -283,17 +283,6 @@ func TestUnsignable(t *testing.T) {
 	}
 }
 
-func TestValidNumber(t *testing.T) {
-	for s, want := range map[string]bool{
-		"0": true, "-0": true, "1.5": true, "1e5": true, "1E+5": true, "-1.0e-5": true, "123": true,
-		"": false, "-": false, "01": false, "1.": false, ".5": false, "1e": false, "+1": false, "1 ": false, "0x10": false, "NaN": false,
-	} {
-		if validNumber(s) != want {
-			t.Errorf("validNumber(%q) = %v", s, !want)
-		}
-	}
-}
-
 func TestSignBytes(t *testing.T) {
 	s := testSigner(t)
 	out, err := s.SignBytes([]byte(sampleResponse))

@@ -28,9 +28,9 @@ func Verify(doc map[string]any, pub ed25519.PublicKey) error {
 	if err != nil {
 		return err
 	}
-	e := newEncoder()
+	e, err := newBody(doc)
 	defer e.release()
-	if _, err := e.body(doc); err != nil {
+	if err != nil {
 		return err
 	}
 	if !ed25519.Verify(pub, e.buf, sig.value) {
