@@ -98,10 +98,10 @@ func (g *writeGate) inUse() int64 {
 // else a chunk at a time.
 type gatedBody struct {
 	io.ReadCloser
-	ctx  context.Context
-	g    *writeGate
-	key  string
-	wait time.Duration
+	ctx   context.Context
+	g     *writeGate
+	key   string
+	wait  time.Duration
 	held  int64 // bytes acquired
 	read  int64
 	fixed bool // held is the Content-Length, which net/http stops the body at
