@@ -69,6 +69,12 @@ func TestLimitWriteBytes(t *testing.T) {
 	if ts.stored("big-0") {
 		t.Fatal("a refused body was stored in part")
 	}
+	// An import is a write like a put.
+	export := pad(t, []byte(`{"owner": "`+tenantA+`"}`), share+1)
+	for _, hide := range []bool{false, true} {
+		status, h, body := ts.sendBody("POST", pathImport, contentJSON, tokenA, export, hide)
+		ts.limitProblem(status, h, body, 413, "body_too_large", "limit_bytes", share, "(half of --max-write-bytes 65536)")
+	}
 	// Two other callers hold all the write memory: a put waits, then is
 	// refused; it is served once the memory is free.
 	g := ts.srv.writes
