@@ -106,9 +106,22 @@ func deepDoc(depth int) []byte {
 	return []byte(b.String())
 }
 
+// longNameDoc is a document nested depth deep whose member names are
+// each nameBytes long: every path prefix is long, so its index keys are.
+func longNameDoc(round, depth, nameBytes int) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"probe": "long-names-%d"`, round)
+	for i := range depth {
+		fmt.Fprintf(&b, `, "%s%d": {"x": 1`, strings.Repeat("n", nameBytes), i)
+	}
+	b.WriteString(strings.Repeat("}", depth+1))
+	return []byte(b.String())
+}
+
 // TestAbuse runs the attacks of issue 17 (items 1-4) at once against a
 // live server for a bounded time (abuseDuration): anonymous intents with
-// several ** segments over a deeply nested document, anonymous and
+// several ** segments over a deeply nested document, documents with long
+// member names nested deep, anonymous and
 // tenant intents whose regexes backtrack over /**, a flood of large and
 // many-document puts, and bodies over a caller's write share. Meanwhile
 // tenant B runs selective queries. Every request must be answered or
@@ -146,6 +159,8 @@ func TestAbuse(t *testing.T) {
 	regex := newTally("backtracking regex over /** (anonymous and tenant A)", queryRefusals...)
 	flood := newTally("put flood (tenant A)", 200, 201, http.StatusServiceUnavailable)
 	oversize := newTally("bodies over a caller's write share (tenant A)", http.StatusRequestEntityTooLarge)
+	// 201, or 400 where member-name and path limits refuse the document.
+	longNames := newTally("long member names nested deep (tenant A)", 201, http.StatusBadRequest, http.StatusServiceUnavailable)
 	var wg sync.WaitGroup
 
 	deepIntent := intent("discovery", `{"path": "/**/**/**/zz", "operator": "exists", "value": false}`, "")
@@ -186,6 +201,9 @@ func TestAbuse(t *testing.T) {
 		}
 		oversize.add(w.post(pathDocuments, contentNDJSON, tokenA, body))
 	})
+	w.run(&wg, 1, func(_, round int) {
+		longNames.add(w.post(pathDocuments, contentJSON, tokenA, longNameDoc(round, 16, 1000)))
+	})
 	sampler := make(chan struct{})
 	go func() {
 		defer close(sampler)
@@ -215,7 +233,7 @@ func TestAbuse(t *testing.T) {
 	wg.Wait()
 	<-sampler
 
-	for _, a := range []*abuseTally{deep, regex, flood, oversize} {
+	for _, a := range []*abuseTally{deep, regex, flood, oversize, longNames} {
 		t.Logf("%s: %d requests, by status %v", a.name, a.total(), a.byStatus)
 		if len(a.bad) > 0 {
 			t.Errorf("%s: %d answers outside the limits, first: %s", a.name, len(a.bad), a.bad[0])

@@ -98,19 +98,28 @@ func (g *writeGate) inUse() int64 {
 // else a chunk at a time.
 type gatedBody struct {
 	io.ReadCloser
-	ctx  context.Context
-	g    *writeGate
-	key  string
-	wait time.Duration
-	held int64 // bytes acquired
-	read int64
+	ctx   context.Context
+	g     *writeGate
+	key   string
+	wait  time.Duration
+	held  int64 // bytes acquired
+	read  int64
+	fixed bool // held is the Content-Length, which net/http stops the body at
 }
 
 func (b *gatedBody) Read(p []byte) (int, error) {
+	if b.fixed {
+		return b.ReadCloser.Read(p)
+	}
 	if b.read == b.held {
 		n := min(int64(writeChunk), b.g.perCaller-b.held)
-		if n <= 0 {
-			return 0, errWriteTooLarge
+		if n <= 0 { // at the share: fine if the body ends here
+			var one [1]byte
+			k, err := b.ReadCloser.Read(one[:])
+			if k > 0 {
+				return 0, errWriteTooLarge
+			}
+			return 0, err
 		}
 		if err := b.g.acquire(b.ctx, b.key, n, b.wait); err != nil {
 			return 0, err
@@ -145,7 +154,7 @@ func (s *Server) readWriteBody(w http.ResponseWriter, r *http.Request, limit int
 			p := s.writeRefused(w, err)
 			return nil, release, &p
 		}
-		gb.held = n
+		gb.held, gb.fixed = n, true
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, gb, limit))
 	switch {

@@ -3,7 +3,9 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 )
@@ -52,6 +54,13 @@ func TestLimitWriteBytes(t *testing.T) {
 	if len(big) <= share {
 		t.Fatalf("the big body is %d bytes", len(big))
 	}
+	// A body of exactly the share is accepted, with or without its length.
+	for _, hide := range []bool{false, true} {
+		atShare := pad(t, ndjsonOffers(fmt.Sprintf("share-%v", hide), 10), share)
+		if status, _, body := ts.sendBody("POST", pathDocuments, contentNDJSON, tokenA, atShare, hide); status != 201 {
+			t.Fatalf("a body of exactly the share (chunked %v): %d %s", hide, status, body)
+		}
+	}
 	for _, hide := range []bool{false, true} {
 		status, h, body := ts.sendBody("POST", pathDocuments, contentNDJSON, tokenA, big, hide)
 		ts.limitProblem(status, h, body, 413, "body_too_large", "limit_bytes", share,
@@ -59,6 +68,12 @@ func TestLimitWriteBytes(t *testing.T) {
 	}
 	if ts.stored("big-0") {
 		t.Fatal("a refused body was stored in part")
+	}
+	// An import is a write like a put.
+	export := pad(t, []byte(`{"owner": "`+tenantA+`"}`), share+1)
+	for _, hide := range []bool{false, true} {
+		status, h, body := ts.sendBody("POST", pathImport, contentJSON, tokenA, export, hide)
+		ts.limitProblem(status, h, body, 413, "body_too_large", "limit_bytes", share, "(half of --max-write-bytes 65536)")
 	}
 	// Two other callers hold all the write memory: a put waits, then is
 	// refused; it is served once the memory is free.
@@ -83,5 +98,41 @@ func TestLimitWriteBytes(t *testing.T) {
 	}
 	if n := g.inUse(); n != 0 {
 		t.Fatalf("%d bytes still counted after every write ended", n)
+	}
+}
+
+// TestGatedBodyAtShare: a body of exactly a caller's share is read
+// whole, whether its length was known (all of it acquired at once) or
+// not (a chunk at a time), even when its reader says EOF only after the
+// last byte; one byte more is errWriteTooLarge. Every byte is given back.
+func TestGatedBodyAtShare(t *testing.T) {
+	const share = 3 * writeChunk / 2
+	g := newWriteGate(2 * share)
+	read := func(size int, known bool) error {
+		b := &gatedBody{ReadCloser: io.NopCloser(bytes.NewReader(make([]byte, size))), ctx: context.Background(),
+			g: g, key: "k", wait: time.Millisecond}
+		defer func() { g.release("k", b.held) }()
+		if known {
+			if err := g.acquire(context.Background(), "k", int64(size), time.Millisecond); err != nil {
+				return err
+			}
+			b.held, b.fixed = int64(size), true
+		}
+		got, err := io.ReadAll(b)
+		if err == nil && len(got) != size {
+			t.Errorf("read %d bytes of %d", len(got), size)
+		}
+		return err
+	}
+	for _, known := range []bool{true, false} {
+		if err := read(share, known); err != nil {
+			t.Errorf("a body of exactly the share (length known %v): %v", known, err)
+		}
+	}
+	if err := read(share+1, false); !errors.Is(err, errWriteTooLarge) {
+		t.Errorf("one byte over the share: %v", err)
+	}
+	if n := g.inUse(); n != 0 {
+		t.Errorf("%d bytes still counted", n)
 	}
 }
