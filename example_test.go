@@ -198,7 +198,7 @@ func ExampleDB_Query() {
 	fmt.Println(len(resp.Candidates), "candidates for public")
 	// Output:
 	// 1 o-1 accept
-	// 0 rejected
+	// 1 rejected
 	// 0 candidates for public
 }
 
