@@ -18,6 +18,9 @@ import (
 func TestQueryRefusalsSayWhere(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "store")
+	if code, _, errs := run(t, dir, "", "init"); code != 0 {
+		t.Fatalf("init: %d %s", code, errs)
+	}
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	v, err := canon.Decode([]byte(shoeIntent), nil)
 	if err != nil {
