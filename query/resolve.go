@@ -97,7 +97,7 @@ func newResolution(in *aql.Intent, o *Options) *resolution {
 func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 	docs := r.fullScan(ctx, s)
 	if r.o.Index != nil {
-		plan, err := PlanIntent(s, r.o.Index, r.in, store.Principal(ctx), r.kinds())
+		plan, err := PlanIntentContext(ctx, s, r.o.Index, r.in, store.Principal(ctx), r.kinds())
 		if err != nil {
 			return err
 		}
