@@ -130,14 +130,37 @@ func explain(b []byte, l *Limits, fast error) error {
 		Fix: "numbers must fit an IEEE 754 double; keep large or exact values in strings"}
 }
 
-// withinLimits checks depth and members per container of canonical bytes.
+// withinLimits checks canonical bytes against the limits of their shape:
+// depth, members per container, and the path limits (pathlimits.go). It
+// is the one walk the put path makes over a document before storing it.
 func withinLimits(c []byte, l Limits) bool {
-	var counts [1]int // reused for the common shallow case
-	stack := counts[:0]
+	type level struct {
+		count int  // members or elements so far
+		path  int  // the container's path bytes
+		array bool // elements take path+1
+	}
+	var levels [8]level // reused for the common shallow case
+	stack := levels[:0]
+	var paths pathBound
+	next := 0 // path bytes of the value that starts next
+	element := func(top *level) bool {
+		next = top.path + 1
+		paths.add(next)
+		return next <= l.MaxPathBytes
+	}
 	for i := 0; i < len(c); i++ {
 		switch c[i] {
 		case '"':
-			i = skipString(c, i) - 1
+			end := skipString(c, i)
+			if end < len(c) && c[end] == ':' { // a member name
+				n := nameBytes(c[i:end])
+				next = stack[len(stack)-1].path + n + 1
+				paths.add(next)
+				if n > l.MaxNameBytes || next > l.MaxPathBytes {
+					return false
+				}
+			}
+			i = end - 1
 		case '{', '[':
 			if len(stack) == l.MaxDepth {
 				return false
@@ -146,16 +169,33 @@ func withinLimits(c []byte, l Limits) bool {
 			if c[i+1] != '}' && c[i+1] != ']' {
 				n = 1
 			}
-			stack = append(stack, n)
+			stack = append(stack, level{n, next, c[i] == '['})
+			if top := &stack[len(stack)-1]; top.array && n == 1 && !element(top) {
+				return false
+			}
 		case ',':
-			if stack[len(stack)-1]++; stack[len(stack)-1] > l.MaxMembers {
+			top := &stack[len(stack)-1]
+			if top.count++; top.count > l.MaxMembers {
+				return false
+			}
+			if top.array && !element(top) {
 				return false
 			}
 		case '}', ']':
 			stack = stack[:len(stack)-1]
 		}
 	}
-	return true
+	return paths.within(&l) || pathsWithinCanonical(c, &l)
+}
+
+// nameBytes is the length of the member name q (quoted, canonical)
+// unescaped.
+func nameBytes(q []byte) int {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return len(q) - 2
+	}
+	s, _ := RawString(q)
+	return len(s)
 }
 
 // Canonical strictly decodes b and returns its RFC 8785 canonical bytes

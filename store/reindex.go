@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/aqlstore/aqlstore/canon"
 )
 
 // EachDocument calls fn with every document's number and body, whoever
@@ -94,6 +96,12 @@ func (s *Store) rebuild(ctx context.Context, ix Indexer, batchDocs int, progress
 		return b.wait()
 	}
 	err := s.EachDocument(ctx, func(num uint32, doc IndexedDoc) error {
+		// Documents put under wider limits (or before there were path
+		// limits) would add index keys without bound: stop at the first.
+		if err := canon.CheckPaths(doc.JSON(), &s.opts.Limits); err != nil {
+			return fmt.Errorf("document %d (%s %s): %w; delete it, or raise the store's path limits (Options.Limits) to index it",
+				num, doc.Kind, canon.Sum(doc.Canonical), err)
+		}
 		if err := ix.Add(num, doc); err != nil {
 			return err
 		}

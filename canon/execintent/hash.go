@@ -73,7 +73,8 @@ func hashDoc(doc map[string]any) (string, *Error) {
 // are the encoding's own: the document was bounded when it was decoded.
 func canonicalize(v any) ([]byte, *Error) {
 	b := canon.AppendValue(nil, v)
-	c, err := canon.Canonicalize(nil, b, &canon.Limits{MaxBytes: len(b) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
+	lim := canon.Limits{MaxBytes: len(b) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30}.WithoutPathLimits()
+	c, err := canon.Canonicalize(nil, b, &lim)
 	if err != nil {
 		e := &Error{Message: "no RFC 8785 form: " + err.Error(), Err: ErrInvalid, cause: err}
 		var se *canon.SyntaxError
