@@ -2,7 +2,6 @@ package canon
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -81,24 +80,32 @@ func (b *pathBound) within(l *Limits) bool {
 // made to collide its paths on purpose and so pass for fewer.
 var pathSeed = maphash.MakeSeed()
 
-// memberKey and elementKey hash a normalized path from its parent's hash:
-// the parent's hash, then 'k' and the name or 'a'.
+// arrayLevel stands for an array level in a path's hash; a member name
+// hashes to it only by a chance of 2^-64 (the seed is secret).
+const arrayLevel = 0x61727261796c766c
+
+// memberKey, memberKeyBytes and elementKey hash a normalized path from
+// its parent's hash and the last segment's.
 func memberKey(parent uint64, name string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(pathSeed)
-	var b [9]byte
-	binary.LittleEndian.PutUint64(b[:], parent)
-	b[8] = 'k'
-	h.Write(b[:])
-	h.WriteString(name)
-	return h.Sum64()
+	return mixPath(parent, maphash.String(pathSeed, name))
 }
 
-func elementKey(parent uint64) uint64 {
-	var b [9]byte
-	binary.LittleEndian.PutUint64(b[:], parent)
-	b[8] = 'a'
-	return maphash.Bytes(pathSeed, b[:])
+func memberKeyBytes(parent uint64, name []byte) uint64 {
+	return mixPath(parent, maphash.Bytes(pathSeed, name))
+}
+
+func elementKey(parent uint64) uint64 { return mixPath(parent, arrayLevel) }
+
+// mixPath combines a parent's hash with a segment's: the multiply keeps
+// distinct parents distinct for one segment, and splitmix64's finalizer
+// spreads the result.
+func mixPath(parent, seg uint64) uint64 {
+	x := parent*0x9e3779b97f4a7c15 ^ seg
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // pathSet counts a document's distinct paths exactly. It never holds more
@@ -129,33 +136,55 @@ func (s *pathSet) add(key uint64, pathBytes int, l *Limits) string {
 }
 
 // pathsWithinCanonical counts the distinct paths of canonical bytes
-// exactly; withinLimits calls it for documents past the bounds.
+// exactly; withinLimits calls it for documents past the bounds. It is the
+// same one loop over the bytes, keeping each open container's path.
 func pathsWithinCanonical(c []byte, l *Limits) bool {
-	var s pathSet
-	var walk func(v []byte, key uint64, pathBytes int) bool
-	walk = func(v []byte, key uint64, pathBytes int) bool {
-		ok := true
-		switch v[0] {
-		case '{':
-			EachMember(v, func(q, val []byte) bool {
-				name := string(q[1 : len(q)-1])
-				if bytes.IndexByte(q, '\\') >= 0 {
-					name, _ = RawString(q)
-				}
-				k, n := memberKey(key, name), pathBytes+len(name)+1
-				ok = s.add(k, n, l) == "" && walk(val, k, n)
-				return ok
-			})
-		case '[':
-			k, n := elementKey(key), pathBytes+1
-			EachElement(v, func(e []byte) bool {
-				ok = s.add(k, n, l) == "" && walk(e, k, n)
-				return ok
-			})
-		}
-		return ok
+	type level struct {
+		key, elem uint64 // the container's path, and its elements' when an array
+		bytes     int
+		array     bool
 	}
-	return walk(c, 0, 0)
+	var levels [8]level
+	stack := levels[:0]
+	var s pathSet
+	var key uint64 // path of the value that starts next
+	n := 0         // and its bytes
+	for i := 0; i < len(c); i++ {
+		switch c[i] {
+		case '"':
+			end := skipString(c, i)
+			if end < len(c) && c[end] == ':' { // a member name
+				top := &stack[len(stack)-1]
+				q := c[i:end]
+				if bytes.IndexByte(q, '\\') >= 0 {
+					name, _ := RawString(q)
+					key, n = memberKey(top.key, name), top.bytes+len(name)+1
+				} else {
+					key, n = memberKeyBytes(top.key, q[1:len(q)-1]), top.bytes+len(q)-1
+				}
+				if s.add(key, n, l) != "" {
+					return false
+				}
+			}
+			i = end - 1
+		case '{', '[':
+			stack = append(stack, level{key: key, elem: elementKey(key), bytes: n, array: c[i] == '['})
+			if c[i] == '[' && c[i+1] != ']' && s.add(stack[len(stack)-1].elem, n+1, l) != "" {
+				return false
+			}
+			key, n = stack[len(stack)-1].elem, n+1 // the first element's, if an array
+		case ',':
+			if top := &stack[len(stack)-1]; top.array {
+				key, n = top.elem, top.bytes+1
+				if s.add(key, n, l) != "" {
+					return false
+				}
+			}
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return true
 }
 
 // pathsWithinTree counts the distinct paths of a decoded document

@@ -135,3 +135,41 @@ func TestLimitPathsBytes(t *testing.T) {
 		t.Fatalf("the README documents 1 MiB of paths, the code has %d", DefaultLimits().MaxPathsBytes)
 	}
 }
+
+// FuzzPathLimits holds the three walks that count paths to one another
+// under tight path limits: the exact counts over canonical bytes and over
+// the decoded tree agree, and Canonicalize (counters, then the bytes)
+// accepts what Decode (the one-pass decoder, then the tree or the token
+// decoder) accepts.
+func FuzzPathLimits(f *testing.F) {
+	fuzzSeeds(f)
+	for _, s := range []string{`{"ab":{"c":[1]}}`, `[{"a":1},{"b":2},{"a":3}]`, `{"a\u00e9":[[1],[2,[3]]]}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5}`, `[[],{},[{}],{"":[]}]`, `{"\"":{"\\":1}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l := Limits{MaxNameBytes: 3, MaxPathBytes: 7, MaxPaths: 5, MaxPathsBytes: 12}
+		l.EnsureDefaults()
+		_, derr := Decode(b, &l)
+		c, cerr := Canonicalize(nil, b, &l)
+		switch {
+		case derr != nil && cerr == nil:
+			t.Fatalf("%q: Canonicalize accepts, Decode says %v", b, derr)
+		case derr == nil && cerr != nil && !errors.Is(cerr, ErrNotCanonicalizable):
+			t.Fatalf("%q: Decode accepts, Canonicalize says %v", b, cerr)
+		}
+		if cerr != nil {
+			c, cerr = Canonicalize(nil, b, nil)
+			if cerr != nil {
+				return
+			}
+		}
+		v, err := DecodeCanonical(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := pathsWithinCanonical(c, &l), pathsWithinTree(v, &l); a != b {
+			t.Fatalf("%s: exact count over the bytes says %v, over the tree %v", c, a, b)
+		}
+	})
+}
