@@ -85,21 +85,68 @@ const (
 type matcher struct {
 	pat        []canon.Segment
 	descend    []int // indices of the ** segments, ascending
+	tail       int   // segments after the last ** (all of them without one)
 	any, exact []uint64
 	nAny, nEx  []uint64 // the next sets, swapped in after each step
 }
 
 func newMatcher(pat []canon.Segment) *matcher {
+	pat = collapseDescend(pat)
 	words := len(pat)/64 + 1 // states 0..len(pat)
 	buf := make([]uint64, 4*words)
 	m := &matcher{pat: pat, any: buf[:words:words], exact: buf[words : 2*words : 2*words],
 		nAny: buf[2*words : 3*words : 3*words], nEx: buf[3*words:]}
+	m.tail = len(pat)
 	for i, s := range pat {
 		if s.Kind == canon.SegDescend {
 			m.descend = append(m.descend, i)
+			m.tail = len(pat) - i - 1
 		}
 	}
 	return m
+}
+
+// collapseDescend drops every ** that follows another: "**/**" selects
+// what "**" does, and the pattern that took the recursive matcher
+// minutes was eight of them in a row.
+func collapseDescend(pat []canon.Segment) []canon.Segment {
+	var out []canon.Segment
+	for i, s := range pat {
+		if s.Kind == canon.SegDescend && i > 0 && pat[i-1].Kind == canon.SegDescend {
+			if out == nil {
+				out = append([]canon.Segment(nil), pat[:i]...)
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, s)
+		}
+	}
+	if out == nil {
+		return pat
+	}
+	return out
+}
+
+// tailFits reports whether the segments after the pattern's last ** can
+// match the path's last segments, one to one: most paths of a dictionary
+// fail here, without running the automaton.
+func (m *matcher) tailFits(path []pathSeg) bool {
+	if len(m.descend) == 0 || m.tail == 0 {
+		return true
+	}
+	if len(path) < m.tail {
+		return false
+	}
+	for i, s := range m.pat[len(m.pat)-m.tail:] {
+		seg := path[len(path)-m.tail+i]
+		switch {
+		case s.Kind == canon.SegWildcard:
+		case seg.array && s.Index < 0, !seg.array && seg.name != s.Name:
+			return false
+		}
+	}
+	return true
 }
 
 // match reports how the pattern matches the path. `**` takes zero or more
@@ -107,6 +154,9 @@ func newMatcher(pat []canon.Segment) *matcher {
 // numeric name also an array level, lossily (the index folds array
 // positions away).
 func (m *matcher) match(path []pathSeg) matchMode {
+	if !m.tailFits(path) {
+		return noMatch
+	}
 	clear(m.any)
 	clear(m.exact)
 	m.any[0], m.exact[0] = 1, 1

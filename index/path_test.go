@@ -167,3 +167,21 @@ func TestPathsContextStops(t *testing.T) {
 		t.Fatalf("Paths after the cancelled lookup = %v %v, want the one path, exact", ids, exact)
 	}
 }
+
+// BenchmarkPathsManyDescend expands a pointer of eight `**` over the
+// dictionary of a document nested 63 deep, memo emptied each time: the
+// case the recursive matcher never finished.
+func BenchmarkPathsManyDescend(b *testing.B) {
+	s, ix := openIndexed(b)
+	put(b, s, context.Background(), nested(canon.DefaultMaxDepth-1))
+	p := canon.MustParsePointer("/**/**/**/**/**/**/**/**/zz")
+	for b.Loop() {
+		ix.memoM.Lock()
+		ix.memo = nil
+		ix.memoM.Unlock()
+		if _, _, err := ix.PathsContext(context.Background(), p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(ix.dict)), "dictionary-paths")
+}
