@@ -18,15 +18,15 @@ import (
 func TestReindexPathLimits(t *testing.T) {
 	dir := t.TempDir()
 	wide := &store.Options{NoSync: true, Limits: canon.Limits{MaxNameBytes: 4096}}
-	plain, err := store.Open(dir, wide)
+	s0, _, err := Open(dir, wide)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	put(t, plain, ctx, `{"offer_id":"a"}`)
+	put(t, s0, ctx, `{"offer_id":"a"}`)
 	long := strings.Repeat("n", 2000)
-	put(t, plain, ctx, `{"offer_id":"b","x":{"`+long+`":1}}`)
-	plain.Close()
+	put(t, s0, ctx, `{"offer_id":"b","x":{"`+long+`":1}}`)
+	s0.Close()
 
 	err = Reindex(ctx, dir, nil, 10, nil)
 	if !errors.Is(err, canon.ErrLimit) {
@@ -37,6 +37,12 @@ func TestReindexPathLimits(t *testing.T) {
 			t.Errorf("%q does not say %q", err, part)
 		}
 	}
+	// The refused reindex left the store and its index as they were.
+	s, _, err := Open(dir, wide)
+	if err != nil {
+		t.Fatalf("open after the refused reindex: %v", err)
+	}
+	s.Close()
 	if err := Reindex(ctx, dir, wide, 10, nil); err != nil {
 		t.Fatalf("reindex under the limits the store was written with: %v", err)
 	}
