@@ -1,6 +1,7 @@
 package canon
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aqlstore/aqlstore/bench/corpus"
@@ -111,4 +112,19 @@ func BenchmarkCanonicalize(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCanonicalizeWide is the put path on a document past the path
+// bounds (more nodes than MaxPaths): 9,000 elements of one shape (54,000 nodes), whose
+// distinct paths withinLimits then counts exactly, a second walk that
+// documents within the bounds never take.
+func BenchmarkCanonicalizeWide(b *testing.B) {
+	doc := []byte(`{"rows":[` + strings.TrimSuffix(strings.Repeat(`{"id":"r","n":1,"tags":["a","b"]},`, 9000), ",") + `]}`)
+	buf := make([]byte, 0, len(doc))
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if _, err := Canonicalize(buf[:0], doc, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -133,19 +133,42 @@ func explain(b []byte, l *Limits, fast error) error {
 		Fix: "numbers must fit an IEEE 754 double; keep large or exact values in strings"}
 }
 
-// checkCanonical checks depth and members per container of the canonical
-// bytes c[start:], and writes each number in them that is not a short
-// integer through AppendNumber. It returns c, or a copy where a number
-// was rewritten.
+// checkCanonical checks the canonical bytes c[start:] against the limits
+// of their shape (depth, members per container, and the path limits of
+// pathlimits.go) and writes each number in them that is not a short
+// integer through AppendNumber: the one walk the put path makes over a
+// document before storing it. It returns c, or a copy where a number was
+// rewritten.
 func checkCanonical(c []byte, start int, l Limits) ([]byte, bool) {
-	var counts [1]int // reused for the common shallow case
-	stack := counts[:0]
+	type level struct {
+		count int  // members or elements so far
+		path  int  // the container's path bytes
+		array bool // elements take path+1
+	}
+	var levels [8]level // reused for the common shallow case
+	stack := levels[:0]
+	var paths pathBound
+	next := 0 // path bytes of the value that starts next
+	element := func(top *level) bool {
+		next = top.path + 1
+		paths.add(next)
+		return next <= l.MaxPathBytes
+	}
 	var out []byte // nil until a number is rewritten, then c[:done] rewritten
 	done := 0
 	for i := start; i < len(c); i++ {
 		switch ch := c[i]; {
 		case ch == '"':
-			i = skipString(c, i) - 1
+			end := skipString(c, i)
+			if end < len(c) && c[end] == ':' { // a member name
+				n := nameBytes(c[i:end])
+				next = stack[len(stack)-1].path + n + 1
+				paths.add(next)
+				if n > l.MaxNameBytes || next > l.MaxPathBytes {
+					return c, false
+				}
+			}
+			i = end - 1
 		case ch == '{' || ch == '[':
 			if len(stack) == l.MaxDepth {
 				return c, false
@@ -154,9 +177,16 @@ func checkCanonical(c []byte, start int, l Limits) ([]byte, bool) {
 			if c[i+1] != '}' && c[i+1] != ']' {
 				n = 1
 			}
-			stack = append(stack, n)
+			stack = append(stack, level{n, next, ch == '['})
+			if top := &stack[len(stack)-1]; top.array && n == 1 && !element(top) {
+				return c, false
+			}
 		case ch == ',':
-			if stack[len(stack)-1]++; stack[len(stack)-1] > l.MaxMembers {
+			top := &stack[len(stack)-1]
+			if top.count++; top.count > l.MaxMembers {
+				return c, false
+			}
+			if top.array && !element(top) {
 				return c, false
 			}
 		case ch == '}' || ch == ']':
@@ -172,10 +202,23 @@ func checkCanonical(c []byte, start int, l Limits) ([]byte, bool) {
 			i = j - 1
 		}
 	}
+	if !paths.within(&l) && !pathsWithinCanonical(c[start:], &l) {
+		return c, false
+	}
 	if out == nil {
 		return c, true
 	}
 	return append(out, c[done:]...), true
+}
+
+// nameBytes is the length of the member name q (quoted, canonical)
+// unescaped.
+func nameBytes(q []byte) int {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return len(q) - 2
+	}
+	s, _ := RawString(q)
+	return len(s)
 }
 
 // reformatNumber writes the number c[i:j] through AppendNumber. out is

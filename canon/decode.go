@@ -26,11 +26,20 @@ type Limits struct {
 	MaxBytes   int // document size in bytes
 	MaxDepth   int // nesting depth; a scalar has depth 0, [] has depth 1
 	MaxMembers int // members of one object or elements of one array
+	// The path limits (pathlimits.go) bound what one document adds to a
+	// path index: the bytes of a member name, of one normalized path, and
+	// the number and total bytes of the document's distinct paths.
+	MaxNameBytes  int // bytes of one member name
+	MaxPathBytes  int // bytes of one normalized path: each member name's bytes plus one, plus one per array level
+	MaxPaths      int // distinct normalized paths below the root
+	MaxPathsBytes int // bytes of those distinct paths, summed
 }
 
 // DefaultLimits returns the limits used when none are given.
 func DefaultLimits() Limits {
-	return Limits{MaxBytes: DefaultMaxBytes, MaxDepth: DefaultMaxDepth, MaxMembers: DefaultMaxMembers}
+	return Limits{MaxBytes: DefaultMaxBytes, MaxDepth: DefaultMaxDepth, MaxMembers: DefaultMaxMembers,
+		MaxNameBytes: DefaultMaxNameBytes, MaxPathBytes: DefaultMaxPathBytes,
+		MaxPaths: DefaultMaxPaths, MaxPathsBytes: DefaultMaxPathsBytes}
 }
 
 // EnsureDefaults fills zero fields with their defaults and returns l.
@@ -45,6 +54,7 @@ func (l *Limits) EnsureDefaults() *Limits {
 	if l.MaxMembers <= 0 {
 		l.MaxMembers = d.MaxMembers
 	}
+	l.ensurePathDefaults(d)
 	return l
 }
 
@@ -87,7 +97,7 @@ func Decode(b []byte, lim *Limits) (any, error) {
 // decodeTokens is Decode through jsontext's token decoder.
 func decodeTokens(b []byte, l Limits) (any, error) {
 	d := decoder{src: b, lim: l, dec: jsontext.NewDecoder(bytes.NewReader(b))}
-	v, err := d.value(0)
+	v, err := d.value(0, nodePath{}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -102,15 +112,24 @@ func decodeTokens(b []byte, l Limits) (any, error) {
 }
 
 type decoder struct {
-	src []byte
-	lim Limits
-	dec *jsontext.Decoder
+	src   []byte
+	lim   Limits
+	dec   *jsontext.Decoder
+	paths pathSet // the document's distinct paths so far
 }
 
-func (d *decoder) value(depth int) (any, error) {
+// value reads the value at path p; elem says it is an array element,
+// whose path is checked once its first token names it.
+func (d *decoder) value(depth int, p nodePath, elem bool) (any, error) {
+	start := d.dec.InputOffset()
 	tok, err := d.dec.ReadToken()
 	if err != nil {
 		return nil, d.wrap(err)
+	}
+	if elem {
+		if err := d.addPath(d.startOf(start), p); err != nil {
+			return nil, err
+		}
 	}
 	switch tok.Kind() {
 	case 'n':
@@ -124,19 +143,20 @@ func (d *decoder) value(depth int) (any, error) {
 	case '0':
 		return Number(tok.String()), nil
 	case '{':
-		return d.object(depth + 1)
+		return d.object(depth+1, p)
 	case '[':
-		return d.array(depth + 1)
+		return d.array(depth+1, p)
 	}
 	return nil, d.errAt(d.dec.InputOffset(), "", ErrSyntax, "unexpected "+tok.Kind().String(), "")
 }
 
-func (d *decoder) object(depth int) (any, error) {
+func (d *decoder) object(depth int, p nodePath) (any, error) {
 	if err := d.checkDepth(depth); err != nil {
 		return nil, err
 	}
 	m := make(map[string]any)
 	for d.dec.PeekKind() != '}' {
+		start := d.dec.InputOffset()
 		tok, err := d.dec.ReadToken()
 		if err != nil {
 			return nil, d.wrap(err)
@@ -145,7 +165,14 @@ func (d *decoder) object(depth int) (any, error) {
 		if len(m) == d.lim.MaxMembers {
 			return nil, d.tooMany(string(d.dec.StackPointer()), "object member", "members per object")
 		}
-		v, err := d.value(depth)
+		if len(name) > d.lim.MaxNameBytes {
+			return nil, d.nameTooLong(d.startOf(start), len(name))
+		}
+		mp := nodePath{memberKey(p.key, name), p.bytes + len(name) + 1}
+		if err := d.addPath(d.startOf(start), mp); err != nil {
+			return nil, err
+		}
+		v, err := d.value(depth, mp, false)
 		if err != nil {
 			return nil, err
 		}
@@ -157,10 +184,11 @@ func (d *decoder) object(depth int) (any, error) {
 	return m, nil
 }
 
-func (d *decoder) array(depth int) (any, error) {
+func (d *decoder) array(depth int, p nodePath) (any, error) {
 	if err := d.checkDepth(depth); err != nil {
 		return nil, err
 	}
+	ep := nodePath{elementKey(p.key), p.bytes + 1}
 	a := []any{}
 	for d.dec.PeekKind() != ']' {
 		if len(a) == d.lim.MaxMembers {
@@ -170,7 +198,7 @@ func (d *decoder) array(depth int) (any, error) {
 			ptr = ptr[:strings.LastIndexByte(ptr, '/')+1] + strconv.Itoa(d.lim.MaxMembers)
 			return nil, d.tooMany(ptr, "array element", "elements per array")
 		}
-		v, err := d.value(depth)
+		v, err := d.value(depth, ep, true)
 		if err != nil {
 			return nil, err
 		}

@@ -19,13 +19,17 @@ const fastMaxDepth = 1000
 // saying why, and Decode asks the token decoder, which explains the error
 // with its line, column and pointer. FuzzDecodeFast holds the two equal.
 func decodeFast(b []byte, l Limits) (any, bool) {
-	d := fastDecoder{b: b, maxDepth: min(l.MaxDepth, fastMaxDepth), maxMembers: l.MaxMembers}
-	v, ok := d.value(0)
+	d := fastDecoder{b: b, maxDepth: min(l.MaxDepth, fastMaxDepth), maxMembers: l.MaxMembers,
+		maxName: l.MaxNameBytes, maxPath: l.MaxPathBytes}
+	v, ok := d.value(0, 0)
 	if !ok {
 		return nil, false
 	}
 	d.space()
-	return v, d.i == len(b)
+	if d.i != len(b) {
+		return nil, false
+	}
+	return v, d.paths.within(&l) || pathsWithinTree(v, &l)
 }
 
 type fastDecoder struct {
@@ -33,6 +37,9 @@ type fastDecoder struct {
 	i          int
 	maxDepth   int
 	maxMembers int
+	maxName    int       // Limits.MaxNameBytes
+	maxPath    int       // Limits.MaxPathBytes
+	paths      pathBound // the paths met, for MaxPaths and MaxPathsBytes
 }
 
 // space skips JSON whitespace (RFC 8259 §2: space, tab, LF, CR).
@@ -47,16 +54,17 @@ func (d *fastDecoder) space() {
 	}
 }
 
-func (d *fastDecoder) value(depth int) (any, bool) {
+// value reads the value whose normalized path is pathBytes long.
+func (d *fastDecoder) value(depth, pathBytes int) (any, bool) {
 	d.space()
 	if d.i >= len(d.b) {
 		return nil, false
 	}
 	switch d.b[d.i] {
 	case '{':
-		return d.object(depth + 1)
+		return d.object(depth+1, pathBytes)
 	case '[':
-		return d.array(depth + 1)
+		return d.array(depth+1, pathBytes)
 	case '"':
 		if s, ok := d.string(); ok {
 			return s, true
@@ -80,7 +88,7 @@ func (d *fastDecoder) literal(text string, v any) (any, bool) {
 	return v, true
 }
 
-func (d *fastDecoder) object(depth int) (any, bool) {
+func (d *fastDecoder) object(depth, pathBytes int) (any, bool) {
 	if depth > d.maxDepth {
 		return nil, false
 	}
@@ -108,7 +116,12 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 		if len(m) == d.maxMembers {
 			return nil, false
 		}
-		v, ok := d.value(depth)
+		n := pathBytes + len(name) + 1
+		if len(name) > d.maxName || n > d.maxPath {
+			return nil, false
+		}
+		d.paths.add(n)
+		v, ok := d.value(depth, n)
 		if !ok {
 			return nil, false
 		}
@@ -122,7 +135,7 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 	}
 }
 
-func (d *fastDecoder) array(depth int) (any, bool) {
+func (d *fastDecoder) array(depth, pathBytes int) (any, bool) {
 	if depth > d.maxDepth {
 		return nil, false
 	}
@@ -134,10 +147,11 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 		return a, true
 	}
 	for {
-		if len(a) == d.maxMembers {
+		if len(a) == d.maxMembers || pathBytes+1 > d.maxPath {
 			return nil, false
 		}
-		v, ok := d.value(depth)
+		d.paths.add(pathBytes + 1)
+		v, ok := d.value(depth, pathBytes+1)
 		if !ok {
 			return nil, false
 		}

@@ -3,6 +3,8 @@ package canon
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // Sentinel errors, checked with errors.Is. The concrete errors returned carry
@@ -46,7 +48,7 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string {
 	msg := fmt.Sprintf("canon: line %d, column %d", e.Line, e.Column)
 	if e.Pointer != "" {
-		msg += fmt.Sprintf(" (at %s)", e.Pointer)
+		msg += fmt.Sprintf(" (at %s)", shortPointer(e.Pointer))
 	}
 	msg += ": " + e.Reason
 	if e.Fix != "" {
@@ -56,6 +58,32 @@ func (e *SyntaxError) Error() string {
 }
 
 func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// shortPointer cuts every segment of ptr longer than 64 bytes, on a rune
+// boundary, and says how long it was: a member name of 65,000 bytes must
+// not become a 65,000-byte message (the Pointer field keeps it whole).
+func shortPointer(ptr string) string {
+	const max = 64
+	if len(ptr) <= max {
+		return ptr
+	}
+	var b strings.Builder
+	for i, seg := range strings.Split(ptr, "/") {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		if len(seg) <= max {
+			b.WriteString(seg)
+			continue
+		}
+		cut := max
+		for cut > 0 && !utf8.RuneStart(seg[cut]) {
+			cut--
+		}
+		fmt.Fprintf(&b, "%s...(%d bytes)", seg[:cut], len(seg))
+	}
+	return b.String()
+}
 
 // DocumentError reports a rule of a document kind that the document breaks.
 type DocumentError struct {

@@ -89,11 +89,14 @@ func FuzzDecodeFast(f *testing.F) {
 	fuzzSeeds(f)
 	for _, s := range []string{`{"a":"\u00e9\n","b":-0.5e+7,"c":[{},[],""]}`, "\"caf\xc3\xa9\"", `"\ud800"`,
 		`{"a":1,"a":2}`, `{"\u0061":1,"a":2}`, `[01]`, `1.`, `-`, "\"\x01\"", `"\x"`, "\t[ 1 ,\r\n2 ]\n", `[[[[[1]]]]]`,
-		`{"a":[1,2,3]}`, "\xef\xbb\xbf{}", `nul`, `[1,]`, `{"a":1,}`, `{"a" 1}`} {
+		`{"a":[1,2,3]}`, "\xef\xbb\xbf{}", `nul`, `[1,]`, `{"a":1,}`, `{"a" 1}`,
+		`{"ab":{"c":[1]}}`, `[{"a":1},{"b":2},{"a":3}]`, `{"abc":1}`, `{"a":1,"b":2,"c":3,"d":4,"e":5}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, l := range []Limits{DefaultLimits(), {MaxBytes: 1 << 20, MaxDepth: 2, MaxMembers: 2}} {
+		tight := Limits{MaxBytes: 1 << 20, MaxDepth: 2, MaxMembers: 2}
+		paths := Limits{MaxBytes: 1 << 20, MaxNameBytes: 2, MaxPathBytes: 5, MaxPaths: 4, MaxPathsBytes: 9}
+		for _, l := range []Limits{DefaultLimits(), *tight.EnsureDefaults(), *paths.EnsureDefaults()} {
 			fast, ok := decodeFast(b, l)
 			slow, err := decodeTokens(b, l)
 			if !ok {

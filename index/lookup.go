@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"slices"
 
@@ -13,20 +14,35 @@ import (
 
 // Paths returns the ids of the committed paths the pointer can resolve
 // through, and whether every one of them matches exactly (no concrete
-// array index folded into a *).
+// array index folded into a *). It is PathsContext without a deadline.
 func (ix *Index) Paths(ptr *canon.Pointer) (ids []uint32, exact bool) {
+	ids, exact, _ = ix.PathsContext(context.Background(), ptr)
+	return ids, exact
+}
+
+// PathsContext is Paths under a request's context. The dictionary holds
+// every path any document ever had, so the walk over it checks ctx every
+// pathsCheckEvery paths and returns ctx's error once it is done; nothing
+// is remembered of an interrupted walk.
+func (ix *Index) PathsContext(ctx context.Context, ptr *canon.Pointer) (ids []uint32, exact bool, err error) {
 	key := ptr.String()
 	ix.memoM.Lock()
 	m, ok := ix.memo[key]
 	ix.memoM.Unlock()
 	if ok {
-		return slices.Clone(m.ids), m.exact
+		return slices.Clone(m.ids), m.exact, nil
 	}
-	pat := ptr.Segments()
+	mt := newMatcher(ptr.Segments())
 	exact = true
 	ix.mu.RLock()
-	for _, e := range ix.dict {
-		switch match(pat, e.segs) {
+	defer ix.mu.RUnlock()
+	for i, e := range ix.dict {
+		if i%pathsCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, false, err
+			}
+		}
+		switch mt.match(e.segs) {
 		case exactMatch:
 			ids = append(ids, e.id)
 		case lossyMatch:
@@ -41,9 +57,13 @@ func (ix *Index) Paths(ptr *canon.Pointer) (ids []uint32, exact bool) {
 	}
 	ix.memo[key] = pathsMemo{slices.Clone(ids), exact}
 	ix.memoM.Unlock()
-	ix.mu.RUnlock()
-	return ids, exact
+	return ids, exact, nil
 }
+
+// pathsCheckEvery is how many dictionary paths Paths matches between two
+// looks at its context: a path costs at most depth × segments steps, so
+// this is well under a millisecond.
+const pathsCheckEvery = 256
 
 // pathsMemoMax bounds the Paths memo; it is emptied when full.
 const pathsMemoMax = 4096

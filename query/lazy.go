@@ -54,9 +54,9 @@ func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (b
 		if p.IsRoot() {
 			continue // the whole document: never missing
 		}
-		ids, exact := r.o.Index.Paths(p)
-		if !exact {
-			return false, nil
+		ids, exact, err := r.o.Index.PathsContext(ctx, p)
+		if err != nil || !exact {
+			return false, err
 		}
 		has, err := r.o.Index.Exists(ids)
 		if err != nil {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -45,19 +46,25 @@ const sequentialFraction = 0.25
 
 // planner builds a Plan against one index.
 type planner struct {
+	ctx context.Context // the request's: expanding a path stops at its deadline
 	ix  *index.Index
 	all *roaring.Bitmap // the universe, for not
 }
 
-// PlanIntent builds the plan of in for a reader acting as principal over
-// kinds, against s and its index ix (s knows the documents granted to the
-// reader).
+// PlanIntent is PlanIntentContext without a deadline.
 func PlanIntent(s *store.Store, ix *index.Index, in *aql.Intent, principal string, kinds []canon.Kind) (*Plan, error) {
+	return PlanIntentContext(context.Background(), s, ix, in, principal, kinds)
+}
+
+// PlanIntentContext builds the plan of in for a reader acting as principal
+// over kinds, against s and its index ix (s knows the documents granted to
+// the reader). It returns ctx's error when ctx ends first.
+func PlanIntentContext(ctx context.Context, s *store.Store, ix *index.Index, in *aql.Intent, principal string, kinds []canon.Kind) (*Plan, error) {
 	u, err := universe(s, ix, principal, kinds)
 	if err != nil {
 		return nil, err
 	}
-	p := &planner{ix: ix, all: u}
+	p := &planner{ctx: ctx, ix: ix, all: u}
 	root, err := p.node(in.Constraints)
 	if err != nil {
 		return nil, err

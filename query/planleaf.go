@@ -12,7 +12,10 @@ import (
 // leaf maps one constraint onto index lookups. The path expands over the
 // path dictionary once; a concrete array index makes every lookup lossy.
 func (p *planner) leaf(l *aql.Leaf) (*PlanNode, error) {
-	ids, pathExact := p.ix.Paths(l.Path)
+	ids, pathExact, err := p.ix.PathsContext(p.ctx, l.Path)
+	if err != nil {
+		return nil, err
+	}
 	// The dictionary holds every tenant's paths, so its word on exactness
 	// would tell a reader whether a hidden document has an array there:
 	// a concrete index plans lossily whatever the dictionary holds.

@@ -128,7 +128,7 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 	r.ev.SetDone(ctx.Done())
 	docs := r.fullScan(ctx, s)
 	if r.o.Index != nil {
-		plan, err := PlanIntent(s, r.o.Index, r.in, store.Principal(ctx), r.kinds())
+		plan, err := PlanIntentContext(ctx, s, r.o.Index, r.in, store.Principal(ctx), r.kinds())
 		if err != nil {
 			return err
 		}

@@ -49,7 +49,8 @@ func exportedDocDoc(d *store.ExportedDocument) map[string]any {
 	if d.NaturalKey != "" {
 		m["natural_key"] = d.NaturalKey
 	}
-	if v, err := canon.Decode(d.Body, &canon.Limits{MaxBytes: len(d.Body) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30}); err == nil {
+	lim := canon.Limits{MaxBytes: len(d.Body) + 1, MaxDepth: 1 << 20, MaxMembers: 1 << 30}.WithoutPathLimits()
+	if v, err := canon.Decode(d.Body, &lim); err == nil {
 		m["body"] = v
 	} else {
 		m["body_base64"] = base64.RawURLEncoding.EncodeToString(d.Body)

@@ -54,5 +54,8 @@ func (s *Server) exportFailed(w http.ResponseWriter, r *http.Request, err error)
 // exportLimits bound the export documents POST /storage/import decodes:
 // an export is one object holding every document of a tenant.
 func (s *Server) exportLimits() *canon.Limits {
-	return &canon.Limits{MaxBytes: int(s.cfg.MaxImportBytes), MaxDepth: canon.DefaultMaxDepth + 4, MaxMembers: 1 << 24}
+	// Each document is bounded by the store's limits when it is put; the
+	// export as a whole holds every document's paths.
+	lim := canon.Limits{MaxBytes: int(s.cfg.MaxImportBytes), MaxDepth: canon.DefaultMaxDepth + 4, MaxMembers: 1 << 24}.WithoutPathLimits()
+	return &lim
 }

@@ -125,8 +125,8 @@ func (m *mutation) envelope(owner, envelopeID string) (*aidp.Envelope, error) {
 }
 
 func parseStoredAIDP(body []byte) (*aidp.Message, error) {
-	msg, err := aidp.Parse(body, &aidp.Options{AllowUnsignedObservations: true,
-		Limits: &canon.Limits{MaxBytes: len(body) + 1, MaxDepth: 1 << 10, MaxMembers: 1 << 30}})
+	lim := canon.Limits{MaxBytes: len(body) + 1, MaxDepth: 1 << 10, MaxMembers: 1 << 30}.WithoutPathLimits()
+	msg, err := aidp.Parse(body, &aidp.Options{AllowUnsignedObservations: true, Limits: &lim})
 	if err != nil {
 		return nil, fmt.Errorf("%w: stored AIDP message: %v", ErrCorrupt, err)
 	}

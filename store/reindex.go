@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/aqlstore/aqlstore/canon"
 )
 
 // EachDocument calls fn with every document's number and body, whoever
@@ -45,6 +47,9 @@ func Reindex(ctx context.Context, dir string, opts *Options, ix Indexer, batchDo
 	if err := s.loadMeta(); err != nil {
 		return err
 	}
+	if err := s.checkPaths(ctx); err != nil {
+		return fmt.Errorf("store: reindex: %w", err)
+	}
 	if kp, ok := ix.(IndexKeeper); ok {
 		if err := kp.Keep(s.IndexReader()); err != nil {
 			return err
@@ -57,6 +62,20 @@ func Reindex(ctx context.Context, dir string, opts *Options, ix Indexer, batchDo
 		return err
 	}
 	return s.rebuild(ctx, ix, max(batchDocs, 1), progress)
+}
+
+// checkPaths stops at the first document past the path limits: one put
+// under wider limits (or before there were path limits) would add index
+// keys without bound. It runs before the old index is dropped, so the
+// store stays open to delete the document, indexed as it was.
+func (s *Store) checkPaths(ctx context.Context) error {
+	return s.EachDocument(ctx, func(num uint32, doc IndexedDoc) error {
+		if err := canon.CheckPaths(doc.JSON(), &s.opts.Limits); err != nil {
+			return fmt.Errorf("document %d (%s %s): %w; delete it, or raise the store's path limits (Options.Limits) to index it",
+				num, doc.Kind, canon.Sum(doc.Canonical), err)
+		}
+		return nil
+	})
 }
 
 // dropIndex deletes every index key and the index marker in one batch.

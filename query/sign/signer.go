@@ -19,7 +19,7 @@ const AlgEdDSA = "EdDSA"
 // wider than canon's defaults because a full_set response with its
 // decision records can pass 4 MiB and 10,000 candidates; the nesting
 // limit stays canon's.
-var docLimits = canon.Limits{MaxBytes: 64 << 20, MaxMembers: 1 << 20}
+var docLimits = canon.Limits{MaxBytes: 64 << 20, MaxMembers: 1 << 20}.WithoutPathLimits()
 
 // Signer signs documents with one Ed25519 key, naming the key by its
 // did:key. A Signer is immutable and safe for concurrent use.
