@@ -120,11 +120,22 @@ demo: build
 	$(BIN) --dir $(DIR) verify-response $(DIR)/demo-response.json
 	@echo "the signed response is in $(DIR)/demo-response.json"
 
-## serve: the HTTP server on $(ADDR) over $(DIR), created with a demo corpus on first run.
+## serve: the HTTP server on $(ADDR) over $(DIR), created with a demo corpus on
+## first run. Writes need a bearer token: on first run $(AUTH) is written with
+## a random one for the demo tenant, and every run prints it as `export T=…`.
 ADDR        ?= 127.0.0.1:8080
+AUTH        ?= ./aqlstore-auth.json
+DEMO_TENANT ?= did:web:demo-tenant.example
 SERVE_FLAGS ?=
 serve: build
-	$(BIN) --dir $(DIR) serve --addr $(ADDR) $(SERVE_FLAGS)
+	@if [ ! -e $(AUTH) ]; then \
+	  tok=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n'); \
+	  umask 077; printf '{"tokens": {"%s": "$(DEMO_TENANT)"}}\n' "$$tok" > $(AUTH); \
+	  echo "wrote $(AUTH): one bearer token for $(DEMO_TENANT)"; \
+	fi
+	@tok=$$(sed -n 's/.*"tokens": {"\([0-9a-f]*\)".*/\1/p' $(AUTH)); \
+	  if [ -n "$$tok" ]; then echo "writes as $(DEMO_TENANT), in another shell:  export T=$$tok"; fi
+	$(BIN) --dir $(DIR) serve --addr $(ADDR) --auth $(AUTH) $(SERVE_FLAGS)
 
 ## loadtest: QPS and p50/p95/p99 against a running `make serve` (loopback only, bounded).
 ## For a measurement, start the server with `make serve SERVE_FLAGS=--rate-limit=0`
@@ -149,4 +160,4 @@ loadtest-corpus: build
 	touch $(LOADTEST_DIR)/.complete
 
 clean:
-	rm -rf bin $(DIR)
+	rm -rf bin $(DIR) $(AUTH)
