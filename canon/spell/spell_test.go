@@ -1,0 +1,61 @@
+package spell
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b  string
+		limit int
+		want  int
+	}{
+		{"category", "category", 3, 0},
+		{"categroy", "category", 3, 1}, // a transposition is one edit
+		{"/price/amont", "/price/amount", 3, 1},
+		{"kitten", "sitting", 3, 3},
+		{"kitten", "sitting", 2, 3}, // over the limit: limit+1
+		{"", "abc", 5, 3},
+		{"abc", "", 1, 2},
+		{"eq", "equals", 2, 3},
+	} {
+		if got := Distance(c.a, c.b, c.limit); got != c.want {
+			t.Errorf("Distance(%q, %q, %d) = %d, want %d", c.a, c.b, c.limit, got, c.want)
+		}
+		if got := Distance(c.b, c.a, c.limit); got != c.want {
+			t.Errorf("Distance(%q, %q, %d) = %d, want %d (not symmetric)", c.b, c.a, c.limit, got, c.want)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"/category", "/price/amount", "/price/currency", "/categories", "/brand"}
+	for _, c := range []struct {
+		word string
+		want []string
+	}{
+		{"/categroy", []string{"/category"}},
+		{"/catgory", []string{"/category"}},
+		{"/price/amont", []string{"/price/amount"}},
+		{"/colour", nil},
+		{"/brand", nil}, // never the word itself
+	} {
+		if got := Nearest(c.word, names, 3); !slices.Equal(got, c.want) {
+			t.Errorf("Nearest(%q) = %q, want %q", c.word, got, c.want)
+		}
+	}
+	if got := Nearest("/a", []string{"/b", "/c", "/d", "/e"}, 2); len(got) != 2 {
+		t.Errorf("Nearest returned %d names, want at most 2", len(got))
+	}
+}
+
+// TestDistanceBounded: a long word against a far longer name stops at
+// once rather than filling a table.
+func TestDistanceBounded(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	if d := Distance("/a", long, 3); d != 4 {
+		t.Errorf("Distance = %d, want 4", d)
+	}
+}
