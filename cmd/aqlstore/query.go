@@ -32,7 +32,7 @@ type queryCommand struct {
 func (c *queryCommand) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "query INTENT.json|-",
-		Short: "Resolve an AQL intent and print the signed IntentResponse",
+		Short: "Resolve an AQL intent: a table on a terminal, the signed IntentResponse with --json or in a pipe",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE:  func(cmd *cobra.Command, a []string) error { return c.run(cmd.Context(), a[0]) },
 	}
@@ -120,6 +120,9 @@ func (c *queryCommand) resolve(ctx context.Context, in *aql.Intent, o *query.Opt
 	resp, err := query.Resolve(ctx, s, in, o)
 	if err != nil {
 		return err
+	}
+	if c.m.StdoutIsTerminal && !c.m.asJSON {
+		return writeTable(c.m.Stdout, resp, in.Projection.Include)
 	}
 	fmt.Fprintf(c.m.Stderr, "%d candidates, %d rejected, %d evaluated\n", len(resp.Candidates), resp.RejectedTotal, resp.Evaluated)
 	b, _ := resp.MarshalJSON()
