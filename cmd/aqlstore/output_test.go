@@ -16,10 +16,10 @@ import (
 
 // TestOutputDataDriven runs testdata/output: what a person sees of put,
 // query and explain. Each file is one store. A command's arguments are
-// its flags (at=X is --at X; tty makes stdout a terminal; json is --json,
-// no-index is --no-index); its input is the file the command reads. The
+// its flags (at=X is --at X; tty makes stdout a terminal; json is --json
+// and as=DID is --as DID, before the command; no-index is --no-index); its input is the file the command reads. The
 // output is stdout, then stderr with each line marked, then a nonzero
-// exit code. Regenerate with `go test ./cmd/aqlstore -run OutputDataDriven -rewrite`.
+// exit code. Durations read <t>, cursors <cursor>. Regenerate with `go test ./cmd/aqlstore -run OutputDataDriven -rewrite`.
 func TestOutputDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata/output", func(t *testing.T, path string) {
 		dir := filepath.Join(t.TempDir(), "store")
@@ -44,6 +44,8 @@ func runDataDriven(t *testing.T, dir string, d *datadriven.TestData) string {
 			m.StdoutIsTerminal = true
 		case a.Key == "json":
 			args = append(args, "--json")
+		case a.Key == "as":
+			args = append(args, "--as", a.Vals[0])
 		case len(a.Vals) == 0:
 			flags = append(flags, "--"+a.Key)
 		default:
@@ -57,7 +59,7 @@ func runDataDriven(t *testing.T, dir string, d *datadriven.TestData) string {
 	}
 	var b strings.Builder
 	// A cursor is sealed with a key of the store's: new in every run.
-	b.WriteString(cursorRE.ReplaceAllString(out.String(), "--cursor <cursor>"))
+	b.WriteString(durationRE.ReplaceAllString(cursorRE.ReplaceAllString(out.String(), "--cursor <cursor>"), "<t>"))
 	for _, line := range strings.SplitAfter(errb.String(), "\n") {
 		if line != "" {
 			b.WriteString("stderr: " + line)
@@ -69,7 +71,10 @@ func runDataDriven(t *testing.T, dir string, d *datadriven.TestData) string {
 	return b.String()
 }
 
-var cursorRE = regexp.MustCompile(`--cursor \S+`)
+var (
+	cursorRE   = regexp.MustCompile(`--cursor \S+`)
+	durationRE = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)?(ns|µs|ms|s)\b`) // explain's times
+)
 
 // TestQueryPipeUnchanged: without a terminal, and with --json on one,
 // query prints the signed response exactly as before: one line of RFC
@@ -109,4 +114,21 @@ func checkSignedLine(t *testing.T, dir, out string) {
 	if code, v, errs := run(t, dir, "", "verify-response", resp); code != 0 {
 		t.Errorf("output does not verify: %s %s", v, errs)
 	}
+}
+
+// TestQueryWarnsInPipe: in a pipe too, a path no document has is warned
+// about on stderr, while stdout stays the signed response and the exit
+// code 0.
+func TestQueryWarnsInPipe(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "store")
+	if code, _, errs := run(t, dir, "", "put", writeFile(t, tmp, "c.json", candidates)); code != 0 {
+		t.Fatalf("put: %s", errs)
+	}
+	intent := writeFile(t, tmp, "intent.json", strings.Replace(shoeIntent, `"/category"`, `"/categroy"`, 1))
+	code, out, errs := run(t, dir, "", "query", "--at", "2026-05-04T00:00:00Z", intent)
+	if code != 0 || !strings.Contains(errs, `warning: at /constraints/all_of/0/path: no visible document has "/categroy"; did you mean "/category"?`) {
+		t.Fatalf("query: exit %d, stderr %s", code, errs)
+	}
+	checkSignedLine(t, dir, out)
 }

@@ -114,13 +114,15 @@ func (c *queryCommand) resolve(ctx context.Context, in *aql.Intent, o *query.Opt
 		return err
 	}
 	defer s.Close()
+	var plan *query.Plan
 	if !c.noIndex {
-		o.Index = c.m.ix
+		o.Index, o.Explain = c.m.ix, func(p *query.Plan) { plan = p }
 	}
 	resp, err := query.Resolve(ctx, s, in, o)
 	if err != nil {
 		return err
 	}
+	c.m.warn(query.Warnings(c.m.ix, in, plan, resp))
 	if c.m.StdoutIsTerminal && !c.m.asJSON {
 		return writeTable(c.m.Stdout, resp, in.Projection.Include)
 	}
@@ -128,6 +130,17 @@ func (c *queryCommand) resolve(ctx context.Context, in *aql.Intent, o *query.Opt
 	b, _ := resp.MarshalJSON()
 	_, err = fmt.Fprintf(c.m.Stdout, "%s\n", b)
 	return err
+}
+
+// warn prints the warnings about an intent's paths to stderr: the
+// answer stands (exit 0), but an empty one may come from a typo.
+func (m *Main) warn(ws []query.Warning, err error) {
+	for _, w := range ws {
+		fmt.Fprintln(m.Stderr, "warning:", w)
+	}
+	if err != nil {
+		fmt.Fprintln(m.Stderr, "warning: checking the intent's paths:", err)
+	}
 }
 
 // refuse prints the signed error document to stdout (R1) and returns the
