@@ -9,10 +9,11 @@ import (
 )
 
 // Bounds on Suggest's work: the dictionary entries it compares, and the
-// near paths it passes to keep.
+// near paths it passes to keep (enough that paths keep refuses, another
+// tenant's, do not crowd out the reader's own).
 const (
 	suggestScanMax = 20000
-	suggestNearMax = 16
+	suggestNearMax = 64
 )
 
 // Suggest returns at most n dictionary paths near ptr (by edit distance
@@ -21,7 +22,7 @@ const (
 // the index's lock held, decides which near paths may be named: the
 // dictionary holds every tenant's paths, so a caller keeps only those a
 // reader's own documents have. The scan is bounded (suggestScanMax
-// entries); a dictionary larger than that is searched in its first
+// entries, suggestNearMax calls of keep); a dictionary larger than that is searched in its first
 // entries only. Safe for concurrent use.
 func (ix *Index) Suggest(ptr *canon.Pointer, n int, keep func(id uint32) bool) []string {
 	word := ptr.String()
@@ -34,12 +35,11 @@ func (ix *Index) Suggest(ptr *canon.Pointer, n int, keep func(id uint32) bool) [
 	var hits []near
 	ix.mu.RLock()
 	for _, e := range ix.dict[:min(len(ix.dict), suggestScanMax)] {
-		p := segString(e.segs)
-		if p == word {
+		if e.text == word {
 			continue
 		}
-		if d := spell.Distance(word, p, limit); d <= limit {
-			hits = append(hits, near{e.id, p, d})
+		if d := spell.Distance(word, e.text, limit); d <= limit {
+			hits = append(hits, near{e.id, e.text, d})
 		}
 	}
 	ix.mu.RUnlock()

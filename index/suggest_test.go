@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -41,5 +42,30 @@ func TestSuggest(t *testing.T) {
 	}
 	if got := ix.Suggest(canon.MustParsePointer("/secret_feild"), 3, all); !slices.Equal(got, []string{"/secret_field"}) {
 		t.Errorf("Suggest(/secret_feild) = %q", got)
+	}
+}
+
+// BenchmarkSuggest: a miss against a dictionary of suggestScanMax paths,
+// the most one Suggest compares.
+func BenchmarkSuggest(b *testing.B) {
+	s, ix := openIndexed(b)
+	ctx := context.Background()
+	var body []byte
+	for i := 0; i < suggestScanMax; i += 500 {
+		body = append(body[:0], '{')
+		for j := i; j < i+500; j++ {
+			if j > i {
+				body = append(body, ',')
+			}
+			body = fmt.Appendf(body, `"field_%06d":{"amount":1}`, j)
+		}
+		put(b, s, ctx, string(append(body, '}')))
+	}
+	ptr := canon.MustParsePointer("/feild_000123/amount")
+	b.ResetTimer()
+	for range b.N {
+		if got := ix.Suggest(ptr, 3, nil); len(got) == 0 {
+			b.Fatal("no suggestion")
+		}
 	}
 }

@@ -10,8 +10,13 @@ import (
 	"github.com/aqlstore/aqlstore/query/aql"
 )
 
-// maxSuggestions is how many near paths a warning names.
-const maxSuggestions = 3
+// maxSuggestions is how many near paths a warning names; maxWarnings
+// bounds the warnings of one intent, and so the dictionary scans
+// (index.Suggest) an intent full of absent paths costs.
+const (
+	maxSuggestions = 3
+	maxWarnings    = 8
+)
 
 // Warning is a path of an intent that no document the reader may see
 // has: a constraint on it tests nothing, an include of it rejects every
@@ -48,7 +53,8 @@ func (w Warning) Text() string {
 // path, and so has every include when candidates were accepted (a
 // missing include rejects), so an answer with results costs nothing.
 // Suggestions are drawn from the universe's documents only, so that a
-// warning never names another tenant's paths.
+// warning never names another tenant's paths. At most maxWarnings are
+// returned.
 func Warnings(ix *index.Index, in *aql.Intent, plan *Plan, resp *Response) ([]Warning, error) {
 	if ix == nil || plan == nil {
 		return nil, nil
@@ -56,7 +62,7 @@ func Warnings(ix *index.Index, in *aql.Intent, plan *Plan, resp *Response) ([]Wa
 	w := warner{ix: ix, universe: plan.Universe}
 	var out []Warning
 	err := plan.Root.walk(func(n *PlanNode) error {
-		if n.leaf == nil || (n.Actual > 0 && n.leaf.Operator != aql.OpExists) {
+		if n.leaf == nil || (n.Actual > 0 && n.leaf.Operator != aql.OpExists) || len(out) == maxWarnings {
 			return nil
 		}
 		wn, err := w.check(n.leaf.Path, n.Pointer+"/path")
@@ -69,6 +75,9 @@ func Warnings(ix *index.Index, in *aql.Intent, plan *Plan, resp *Response) ([]Wa
 		return out, err
 	}
 	for i, p := range in.Projection.Include {
+		if len(out) == maxWarnings {
+			break
+		}
 		wn, err := w.check(p, "/projection/include/"+strconv.Itoa(i))
 		if err != nil {
 			return out, err

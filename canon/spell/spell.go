@@ -7,23 +7,41 @@ import "slices"
 
 // Distance returns the optimal-string-alignment distance between a and b
 // (insertions, deletions, substitutions and transpositions of adjacent
-// bytes each cost 1), or limit+1 as soon as it is known to exceed limit:
-// the work is bounded by len(a)·(2·limit+1).
+// bytes each cost 1), or limit+1 as soon as it is known to exceed limit.
+// Only the band of cells within limit of the diagonal is computed: the
+// work is bounded by len(a)·(2·limit+1), with no allocation for b under
+// 48 bytes.
 func Distance(a, b string, limit int) int {
+	big := limit + 1
 	if d := len(a) - len(b); d > limit || -d > limit {
-		return limit + 1
+		return big
+	}
+	n := len(b)
+	var stack [3 * 48]int // names are short: no allocation for them
+	buf := stack[:]
+	if 3*(n+1) > len(stack) {
+		buf = make([]int, 3*(n+1))
 	}
 	// Three rows: the one before the previous is needed for transpositions.
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	prev2, prev, cur := buf[:n+1], buf[n+1:2*(n+1)], buf[2*(n+1):]
 	for j := range prev {
-		prev[j] = j
+		prev[j], prev2[j] = big, big
+		if j <= limit {
+			prev[j] = j
+		}
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(b); j++ {
+		lo, hi := max(1, i-limit), min(n, i+limit)
+		// The cells beside the band are read by this row and the next.
+		cur[lo-1] = big
+		if lo == 1 && i <= limit {
+			cur[0] = i
+		}
+		if hi < n {
+			cur[hi+1] = big
+		}
+		best := big
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
@@ -32,15 +50,15 @@ func Distance(a, b string, limit int) int {
 			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
 				v = min(v, prev2[j-2]+1)
 			}
-			cur[j] = v
-			best = min(best, v)
+			cur[j] = min(v, big)
+			best = min(best, cur[j])
 		}
-		if best > limit {
-			return limit + 1
+		if best > limit && (lo > 1 || cur[0] > limit) {
+			return big
 		}
 		prev2, prev, cur = prev, cur, prev2
 	}
-	return min(prev[len(b)], limit+1)
+	return min(prev[n], big)
 }
 
 // Limit is how far a name may be from a word and still be suggested for

@@ -59,3 +59,46 @@ func TestDistanceBounded(t *testing.T) {
 		t.Errorf("Distance = %d, want 4", d)
 	}
 }
+
+// TestDistanceAgreesWithFullTable: the banded computation gives what the
+// whole table gives, within the limit and at its edge.
+func TestDistanceAgreesWithFullTable(t *testing.T) {
+	words := []string{"", "a", "ab", "ba", "abc", "acb", "category", "categroy", "catgory", "/price/amount",
+		"/price/amont", "/prcie", "/price", "kitten", "sitting", "xyz", "aaaa", "aaab", "baaa"}
+	for _, a := range words {
+		for _, b := range words {
+			full := fullOSA(a, b)
+			for limit := 0; limit <= 4; limit++ {
+				want := min(full, limit+1)
+				if got := Distance(a, b, limit); got != want {
+					t.Errorf("Distance(%q, %q, %d) = %d, want %d", a, b, limit, got, want)
+				}
+			}
+		}
+	}
+}
+
+// fullOSA is the textbook optimal-string-alignment distance.
+func fullOSA(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
