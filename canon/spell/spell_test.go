@@ -102,3 +102,20 @@ func fullOSA(a, b string) int {
 	}
 	return d[len(a)][len(b)]
 }
+
+// FuzzDistance: the banded distance agrees with the whole table, and a
+// word is at distance 0 from itself only.
+func FuzzDistance(f *testing.F) {
+	f.Add("categroy", "category", 2)
+	f.Add("", "abc", 0)
+	f.Add("ab", "ba", 1)
+	f.Fuzz(func(t *testing.T, a, b string, limit int) {
+		if len(a) > 64 || len(b) > 64 || limit < 0 || limit > 8 {
+			return
+		}
+		want := min(fullOSA(a, b), limit+1)
+		if got := Distance(a, b, limit); got != want {
+			t.Fatalf("Distance(%q, %q, %d) = %d, want %d", a, b, limit, got, want)
+		}
+	})
+}
