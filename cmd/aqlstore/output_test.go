@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,4 +133,42 @@ func TestQueryWarnsInPipe(t *testing.T) {
 		t.Fatalf("query: exit %d, stderr %s", code, errs)
 	}
 	checkSignedLine(t, dir, out)
+}
+
+// TestExplainJSONWarnings: explain --json lists the warnings, and the
+// leaf's note, for programs.
+func TestExplainJSONWarnings(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "store")
+	if code, _, errs := run(t, dir, "", "put", writeFile(t, tmp, "c.json", candidates)); code != 0 {
+		t.Fatalf("put: %s", errs)
+	}
+	intent := writeFile(t, tmp, "intent.json", strings.Replace(shoeIntent, `"/category"`, `"/categroy"`, 1))
+	code, out, errs := run(t, dir, "", "--json", "explain", "--at", "2026-05-04T00:00:00Z", intent)
+	if code != 0 {
+		t.Fatalf("explain: %d %s", code, errs)
+	}
+	var doc struct {
+		Plan struct {
+			Root struct {
+				Children []struct {
+					Note string `json:"note"`
+				} `json:"children"`
+			} `json:"root"`
+		} `json:"plan"`
+		Warnings []struct {
+			Pointer     string   `json:"pointer"`
+			Suggestions []string `json:"suggestions"`
+		} `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(doc.Warnings) != 1 || doc.Warnings[0].Pointer != "/constraints/all_of/0/path" ||
+		!slices.Equal(doc.Warnings[0].Suggestions, []string{"/category"}) {
+		t.Errorf("warnings: %+v", doc.Warnings)
+	}
+	if kids := doc.Plan.Root.Children; len(kids) != 2 || !strings.Contains(kids[0].Note, `did you mean "/category"?`) || kids[1].Note != "" {
+		t.Errorf("notes: %+v", kids)
+	}
 }

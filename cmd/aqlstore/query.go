@@ -144,7 +144,8 @@ func (m *Main) warn(ws []query.Warning, err error) {
 }
 
 // refuse prints the signed error document to stdout (R1) and returns the
-// error for stderr and the exit code.
+// error for stderr and the exit code. On a terminal without --json the
+// error alone is printed: it lists the same problems.
 func (c *queryCommand) refuse(err error, in *aql.Intent, o *query.Options) error {
 	id := ""
 	if in != nil {
@@ -153,6 +154,9 @@ func (c *queryCommand) refuse(err error, in *aql.Intent, o *query.Options) error
 	at := o.At
 	if at.IsZero() {
 		at = time.Now()
+	}
+	if c.m.StdoutIsTerminal && !c.m.asJSON {
+		return err // a person reads the same problems on stderr
 	}
 	doc, derr := query.ErrorDocument(o.Signer, err, id, at)
 	if derr == nil {
