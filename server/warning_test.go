@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"slices"
@@ -48,5 +49,22 @@ func TestIntentPathWarning(t *testing.T) {
 func TestASCIIHeader(t *testing.T) {
 	if got, want := asciiHeader("a\"/prïce\n😀"), `a"/pr\u00efce\u000a\U0001f600`; got != want {
 		t.Errorf("asciiHeader = %s, want %s", got, want)
+	}
+}
+
+// TestStreamPathWarning: a ranked answer streamed as events carries the
+// same AQL-Warning header.
+func TestStreamPathWarning(t *testing.T) {
+	ts := startServer(t, nil)
+	ts.putPublic(`{"category":"shoes"}`)
+	typo := intent("discovery", `{"path": "/categroy", "operator": "eq", "value": "shoes"}`, `"resolution_policy": "ranked_set",`)
+	status, h, body, err := exchange(http.DefaultClient, "POST", ts.url+"/oap/intent", tokenA, bytes.NewReader(typo),
+		"Content-Type", contentOAP, "Accept", "text/event-stream")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("status %d %v: %s", status, err, body)
+	}
+	want := `at /constraints/path: no visible document has "/categroy"; did you mean "/category"?`
+	if got := h.Values(headerWarning); !slices.Equal(got, []string{want}) {
+		t.Errorf("%s header %q, want %q", headerWarning, got, want)
 	}
 }
