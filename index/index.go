@@ -48,6 +48,7 @@ type Index struct {
 type pathEntry struct {
 	id   uint32
 	segs []pathSeg
+	text string // Path.String, for Suggest
 }
 
 // pathsMemo is one answer of Paths.
@@ -60,7 +61,8 @@ type pathsMemo struct {
 // writing, or is Load.
 func (ix *Index) commitPath(p Path, id uint32) {
 	ix.ids[p], ix.paths[id] = id, p
-	ix.dict = append(ix.dict, pathEntry{id, p.segments()})
+	segs := p.segments()
+	ix.dict = append(ix.dict, pathEntry{id, segs, segString(segs)})
 	ix.memoM.Lock()
 	ix.memo = nil
 	ix.memoM.Unlock()

@@ -3,7 +3,6 @@ package index
 import (
 	"encoding/binary"
 	"math/bits"
-	"strings"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -47,21 +46,7 @@ func (p Path) segments() []pathSeg {
 }
 
 // String returns p as an extended JSON Pointer, array levels as *.
-func (p Path) String() string {
-	var b strings.Builder
-	for _, s := range p.segments() {
-		b.WriteByte('/')
-		if s.array {
-			b.WriteByte('*')
-		} else {
-			b.Write(canon.EscapeSegment(nil, s.name))
-		}
-	}
-	if b.Len() == 0 {
-		return "/"
-	}
-	return b.String()
-}
+func (p Path) String() string { return segString(p.segments()) }
 
 // matchMode is how a pattern matches a path: not at all, only through an
 // array index (so the path's postings are a superset: lossy), or exactly.

@@ -30,6 +30,9 @@ func (n *PlanNode) write(b *strings.Builder, indent string, last bool) {
 		branch, next = "└─ ", "   "
 	}
 	fmt.Fprintf(b, "%s%s%s  est %d  act %d  %s  %s\n", indent, branch, n.name(), n.Estimate, n.Actual, n.exactness(), roundDur(n.Time))
+	if n.Note != "" {
+		fmt.Fprintf(b, "%s%s   ↳ %s\n", indent, next, n.Note)
+	}
 	for i, c := range n.Children {
 		c.write(b, indent+next, i == len(n.Children)-1)
 	}
@@ -53,8 +56,12 @@ func (n *PlanNode) document() map[string]any {
 	for i, c := range n.Children {
 		kids[i] = c.document()
 	}
-	return map[string]any{"op": n.Op, "detail": n.Detail, "exact": n.Exact, "estimate": n.Estimate,
+	d := map[string]any{"op": n.Op, "detail": n.Detail, "exact": n.Exact, "estimate": n.Estimate,
 		"actual": n.Actual, "time_ns": n.Time.Nanoseconds(), "children": kids}
+	if n.Note != "" {
+		d["note"] = n.Note
+	}
+	return d
 }
 
 // Shape renders the plan without times, for tests that must not depend on
@@ -68,6 +75,9 @@ func (p *Plan) Shape() string {
 
 func (n *PlanNode) shape(b *strings.Builder, indent string) {
 	fmt.Fprintf(b, "%s%s %s act=%d\n", indent, n.name(), n.exactness(), n.Actual)
+	if n.Note != "" {
+		fmt.Fprintf(b, "%s  ↳ %s\n", indent, n.Note)
+	}
 	for _, c := range n.Children {
 		c.shape(b, indent+"  ")
 	}

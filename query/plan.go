@@ -36,7 +36,10 @@ type PlanNode struct {
 	Actual   uint64
 	Time     time.Duration
 	Children []*PlanNode
+	Pointer  string // the constraint's JSON Pointer inside the intent
+	Note     string // why a leaf found nothing, when it knows (Annotate)
 	bm       *roaring.Bitmap
+	leaf     *aql.Leaf // leaves only
 }
 
 // sequentialFraction is the share of the universe above which candidates
@@ -126,6 +129,7 @@ func (p *planner) node(n *aql.Node) (*PlanNode, error) {
 	// Counted within the reader's universe: the bitmap may hold other
 	// tenants' documents, and explain must not count them.
 	pn.Actual, pn.Time = pn.bm.AndCardinality(p.all), time.Since(start)
+	pn.Pointer, pn.leaf = n.Pointer, n.Leaf
 	return pn, nil
 }
 

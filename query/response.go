@@ -40,6 +40,15 @@ type Candidate struct {
 	num  uint32      // document number: the last tie-break
 }
 
+// Cost returns the candidate's cost signal, which ranked it but is not
+// part of the response document, and false when it has none.
+func (c *Candidate) Cost() (canon.Cost, bool) {
+	if c.cost == nil {
+		return canon.Cost{}, false
+	}
+	return *c.cost, true
+}
+
 // Rejection is a candidate evaluated and rejected, with the reason in its
 // record.
 type Rejection struct {

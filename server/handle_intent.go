@@ -68,6 +68,8 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, in *aql.Intent)
 		s.writeProblem(w, r, *p)
 		return
 	}
+	var plan *query.Plan
+	opts.Explain = func(p *query.Plan) { plan = p }
 	resp, ok := s.resolveIntent(w, r, in, opts)
 	if !ok {
 		return
@@ -78,6 +80,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, in *aql.Intent)
 		s.writeProblem(w, r, internalError())
 		return
 	}
+	s.warnPaths(w, in, plan, resp)
 	writeJSON(w, http.StatusOK, contentJSON, b)
 }
 
@@ -89,7 +92,13 @@ func (s *Server) resolveIntent(w http.ResponseWriter, r *http.Request, in *aql.I
 	defer cancel()
 	kind := planScan
 	opts.Index = s.cfg.Index
-	opts.Explain = func(p *query.Plan) { kind = planKind(p) }
+	explain := opts.Explain
+	opts.Explain = func(p *query.Plan) {
+		kind = planKind(p)
+		if explain != nil {
+			explain(p)
+		}
+	}
 	resp, err := query.Resolve(ctx, s.cfg.Store, in, opts)
 	if err != nil {
 		s.refuseIntent(w, r, err, in)

@@ -40,10 +40,13 @@ func (s *Server) streamHeader(in *aql.Intent, at time.Time) map[string]any {
 
 // streamRanked resolves, then sends each ranked candidate.
 func (s *Server) streamRanked(w http.ResponseWriter, r *http.Request, in *aql.Intent, opts *query.Options) {
+	var plan *query.Plan
+	opts.Explain = func(p *query.Plan) { plan = p }
 	resp, ok := s.resolveIntent(w, r, in, opts)
 	if !ok {
 		return
 	}
+	s.warnPaths(w, in, plan, resp)
 	e, done, ok := s.startSSE(w, r)
 	if !ok {
 		return

@@ -35,6 +35,9 @@ type Main struct {
 	Stderr io.Writer
 	// StderrIsTerminal enables progress bars.
 	StderrIsTerminal bool
+	// StdoutIsTerminal makes query print a table for people instead of
+	// the signed response (which --json still prints).
+	StdoutIsTerminal bool
 
 	dir    string // --dir
 	asDID  string // --as: the principal reads and writes act as
@@ -54,7 +57,8 @@ var readingCommands = map[string]bool{"get": true, "ls": true, "stats": true, "v
 
 // NewMain returns a Main on the process's standard streams.
 func NewMain() *Main {
-	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTerminal: isTerminal(os.Stderr)}
+	return &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StderrIsTerminal: isTerminal(os.Stderr),
+		StdoutIsTerminal: isTerminal(os.Stdout)}
 }
 
 // usageError marks errors in the command line (exit code 2).

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aqlstore/aqlstore/query"
@@ -51,17 +52,34 @@ func (c *explainCommand) run(ctx context.Context, file string) error {
 	if err != nil {
 		return err
 	}
-	return c.print(plan, resp, time.Since(start))
+	took := time.Since(start)
+	ws, err := query.Warnings(c.q.m.ix, in, plan, resp)
+	if err != nil {
+		return fmt.Errorf("check the intent's paths: %w", err)
+	}
+	plan.Annotate(ws)
+	return c.print(plan, resp, ws, took)
 }
 
-func (c *explainCommand) print(plan *query.Plan, resp *query.Response, took time.Duration) error {
+// print shows the plan, a path's warning beside its leaf, and the
+// warnings no leaf shows (the includes) after it.
+func (c *explainCommand) print(plan *query.Plan, resp *query.Response, ws []query.Warning, took time.Duration) error {
 	m := c.q.m
 	if m.asJSON {
+		warnings := make([]any, len(ws))
+		for i, w := range ws {
+			warnings[i] = map[string]any{"pointer": w.Pointer, "path": w.Path, "suggestions": w.Suggestions, "message": w.String()}
+		}
 		return m.printJSON(map[string]any{"plan": plan.Document(), "evaluated": resp.Evaluated,
-			"accepted": len(resp.Candidates), "time_ns": took.Nanoseconds()})
+			"accepted": len(resp.Candidates), "time_ns": took.Nanoseconds(), "warnings": warnings})
 	}
 	fmt.Fprint(m.Stdout, plan.String())
 	fmt.Fprintf(m.Stdout, "eval.Check: %d evaluated, %d accepted, %d rejected; total %s\n",
 		resp.Evaluated, len(resp.Candidates), resp.RejectedTotal, took.Round(time.Microsecond))
+	for _, w := range ws {
+		if strings.HasPrefix(w.Pointer, "/projection/") {
+			fmt.Fprintln(m.Stdout, "warning:", w)
+		}
+	}
 	return nil
 }

@@ -33,7 +33,7 @@ type queryCommand struct {
 func (c *queryCommand) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "query INTENT.json|-",
-		Short: "Resolve an AQL intent and print the signed IntentResponse",
+		Short: "Resolve an AQL intent: a table on a terminal, the signed IntentResponse with --json or in a pipe",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE:  func(cmd *cobra.Command, a []string) error { return c.run(cmd.Context(), a[0]) },
 	}
@@ -115,12 +115,17 @@ func (c *queryCommand) resolve(ctx context.Context, in *aql.Intent, o *query.Opt
 		return err
 	}
 	defer s.Close()
+	var plan *query.Plan
 	if !c.noIndex {
-		o.Index = c.m.ix
+		o.Index, o.Explain = c.m.ix, func(p *query.Plan) { plan = p }
 	}
 	resp, err := query.Resolve(ctx, s, in, o)
 	if err != nil {
 		return err
+	}
+	c.m.warn(query.Warnings(c.m.ix, in, plan, resp))
+	if c.m.StdoutIsTerminal && !c.m.asJSON {
+		return writeTable(c.m.Stdout, resp, in.Projection.Include)
 	}
 	fmt.Fprintf(c.m.Stderr, "%d candidates, %d rejected, %d evaluated\n", len(resp.Candidates), resp.RejectedTotal, resp.Evaluated)
 	b, _ := resp.MarshalJSON()
@@ -128,9 +133,21 @@ func (c *queryCommand) resolve(ctx context.Context, in *aql.Intent, o *query.Opt
 	return err
 }
 
+// warn prints the warnings about an intent's paths to stderr: the
+// answer stands (exit 0), but an empty one may come from a typo.
+func (m *Main) warn(ws []query.Warning, err error) {
+	for _, w := range ws {
+		fmt.Fprintln(m.Stderr, "warning:", w)
+	}
+	if err != nil {
+		fmt.Fprintln(m.Stderr, "warning: checking the intent's paths:", err)
+	}
+}
+
 // refuse prints the signed error document to stdout (R1) and returns the
 // error for stderr and the exit code, with the problems of the document
-// its message does not name already.
+// its message does not name already. On a terminal without --json the
+// document is not printed: stderr lists the same problems.
 func (c *queryCommand) refuse(err error, in *aql.Intent, o *query.Options) error {
 	id := ""
 	if in != nil {
@@ -141,7 +158,7 @@ func (c *queryCommand) refuse(err error, in *aql.Intent, o *query.Options) error
 		at = time.Now()
 	}
 	doc, derr := query.ErrorDocument(o.Signer, err, id, at)
-	if derr == nil {
+	if derr == nil && (!c.m.StdoutIsTerminal || c.m.asJSON) {
 		fmt.Fprintf(c.m.Stdout, "%s\n", canon.AppendValue(nil, doc))
 	}
 	var more []string

@@ -113,7 +113,11 @@ func (c *checker) enum(v any, ptr, what string, allowed ...string) (string, bool
 			return s, true
 		}
 	}
-	c.schemaf(ptr, CodeBadValue, "%s must be one of %s, not %s", what, strings.Join(allowed, ", "), describe(v))
+	hint := ""
+	if ok {
+		hint = didYouMean(s, nil, allowed)
+	}
+	c.schemaf(ptr, CodeBadValue, "%s must be one of %s, not %s%s", what, strings.Join(allowed, ", "), describe(v), hint)
 	return "", false
 }
 

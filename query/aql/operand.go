@@ -31,7 +31,8 @@ func (c *checker) operator(v any, ptr string) (Operator, bool) {
 	}
 	op, ok := ParseOperator(s)
 	if !ok {
-		c.schemaf(ptr, CodeUnknownOperator, "unknown operator %s (one of %s)", quoteShort(s), operatorList)
+		c.schemaf(ptr, CodeUnknownOperator, "unknown operator %s (one of %s)%s", quoteShort(s), operatorList,
+			didYouMean(s, operatorAliases, operatorNames[1:]))
 	}
 	return op, ok
 }
