@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 )
 
 // Workload is one question asked of every engine: an AQL constraint tree
@@ -55,7 +55,7 @@ func (w *Workload) Pages(n int) int {
 	return max(1, (w.total(n)+w.PageSize-1)/w.PageSize)
 }
 
-// Fixed values of the corpus the workloads use (see bench/corpus).
+// Fixed values of the corpus the workloads use (see internal/corpus).
 const (
 	afterThreshold = "2026-01-01T00:00:00Z" // every controlled instant is after it
 	withinFrom     = "2026-01-01T00:00:01Z"

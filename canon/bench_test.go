@@ -3,7 +3,7 @@ package canon
 import (
 	"testing"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/gowebpki/jcs"
 )
 

@@ -82,7 +82,7 @@ func (c *benchCommand) run(ctx context.Context) error {
 	}
 	c.cfg.Workloads = splitList(c.workloads)
 	c.cfg.InstallPostgres = !c.noInstall
-	c.cfg.Command = "aqlstore " + strings.Join(os.Args[1:], " ")
+	c.cfg.Command = "aqlbench " + strings.Join(os.Args[1:], " ")
 	c.cfg.Log = c.m.Stderr
 	c.cfg.Progress = newBenchProgress(c.m.Stderr, c.m.StderrIsTerminal)
 	if c.cfg.WorkDir == "" {
