@@ -71,9 +71,10 @@ fuzz:
 fuzz-long:
 	$(MAKE) fuzz FUZZTIME=5m
 
-## bench: the comparison harness on 100,000 manifests (about 7 minutes): aqlstore
-## against its own full scan, SQLite and PostgreSQL (installed with apt-get when
-## missing and run as root, else skipped), every answer checked before timing.
+## bench: the comparison harness on 100,000 manifests (about 15 minutes): aqlstore
+## against its own full scan, SQLite, bleve, DuckDB and PostgreSQL (installed with
+## apt-get when missing and run as root, else skipped), every answer checked before
+## timing; an engine that cannot load is skipped with a message.
 ## Writes REPORT.md, results.json and charts to $(BENCH_OUT).
 BENCH_OUT   ?= bench/results/100k
 BENCH_FLAGS ?=
