@@ -71,7 +71,7 @@ fuzz:
 fuzz-long:
 	$(MAKE) fuzz FUZZTIME=5m
 
-## bench: the comparison harness on 100,000 manifests (about 15 minutes): aqlstore
+## bench: the comparison harness on 100,000 manifests (38 minutes on a busy 2-core machine): aqlstore
 ## against its own full scan, SQLite, bleve, DuckDB and PostgreSQL (installed with
 ## apt-get when missing and run as root, else skipped), every answer checked before
 ## timing; an engine that cannot load is skipped with a message.
