@@ -1,15 +1,19 @@
 // Package bench is aqlstore's comparison harness: it loads one generated
 // corpus into aqlstore and into the engines a user would pick instead
 // (SQLite with and without expression indexes, PostgreSQL with GIN and
-// btree expression indexes), asks every engine the same questions,
+// btree expression indexes, bleve with a static mapping of the queried
+// paths, DuckDB with a JSON column and extracted scalar columns), asks
+// every engine the same questions,
 // checks that every answer equals the expected count and aqlstore's own,
 // and only then times them. The results are a Result, which Report turns
 // into Markdown and Charts into PNG and SVG pictures.
 //
 // The pieces:
 //
-//   - Workload: one question, as an AQL constraint tree and as each SQL
-//     dialect's best plain formulation, with its expected result count.
+//   - Workload: one question, as an AQL constraint tree, as each SQL
+//     dialect's best plain formulation and as the bleve query that
+//     answers it exactly (or why none does: bleve then skips it), with its
+//     expected result count.
 //   - Backend: a database the corpus is loaded into once; it offers one or
 //     more Engines (aqlstore offers the planner and the full scan, SQLite
 //     its table before and after the expression indexes).

@@ -12,6 +12,8 @@ const (
 	EngineSQLite        = "sqlite"         // JSON text, no index on the queried paths
 	EngineSQLiteIndexed = "sqlite-indexed" // plus expression indexes
 	EnginePostgres      = "postgres-gin"   // jsonb, GIN jsonb_path_ops plus btree expression indexes
+	EngineBleve         = "bleve"          // an inverted index over a static mapping of the queried paths
+	EngineDuckDB        = "duckdb"         // columnar: a JSON column plus extracted scalar columns
 )
 
 // Backend is a database the corpus is loaded into once. It offers one or
@@ -51,4 +53,16 @@ type Engine interface {
 	// Query answers w: the candidate ids in candidate-id order (every page
 	// of a paged workload, concatenated).
 	Query(ctx context.Context, w *Workload) ([]string, error)
+}
+
+// skipper is an engine that cannot express some workloads exactly: Skip
+// says why it cannot answer w ("" when it can). Such a workload is
+// reported as skipped for the engine, never answered approximately.
+type skipper interface {
+	Skip(w *Workload) string
+}
+
+// schemaer is a backend whose mapping or DDL the report prints.
+type schemaer interface {
+	Schema() string
 }

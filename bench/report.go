@@ -33,9 +33,14 @@ func writeQuestions(m *mdWriter, r *Result) {
 		return
 	}
 	m.heading("The workloads, as each engine was asked them")
-	m.printf("The SQL engines run `SELECT cid FROM docs WHERE <condition> ORDER BY cid` " +
+	m.printf("The SQL engines (DuckDB too) run `SELECT cid FROM docs WHERE <condition> ORDER BY cid` " +
 		"(`cid, body` for whole-document projections; `LIMIT` and keyset pagination for pages). " +
+		"bleve runs the query shown sorted by document id (the candidate id), unscored, " +
+		"with the stored body for whole-document projections and `SearchAfter` the last id for pages. " +
 		"aqlstore resolves a signed `full_set` discovery intent with these constraints, projecting `/tool/id` (`/` for whole-document projections).\n\n")
+	for _, name := range sortedKeys(r.Schemas) {
+		m.printf("%s's schema:\n\n```\n%s```\n\n", name, r.Schemas[name])
+	}
 	for i := range r.Workloads {
 		w := &r.Workloads[i]
 		m.printf("- **%s** (%s): %s\n", w.Name, w.Group, w.Description)
@@ -43,6 +48,15 @@ func writeQuestions(m *mdWriter, r *Result) {
 			m.printf("  - pages of %d\n", w.PageSize)
 		}
 		m.printf("  - AQL: `%s`\n  - SQLite: `%s`\n  - PostgreSQL: `%s`\n", w.Constraints, w.SQLite, w.Postgres)
+		if w.DuckDB != "" {
+			m.printf("  - DuckDB: `%s`\n", w.DuckDB)
+		}
+		if w.Bleve != "" {
+			m.printf("  - bleve: `%s`\n", w.Bleve)
+		}
+		for _, s := range w.Skipped {
+			m.printf("  - %s: skipped: %s\n", s.Engine, s.Reason)
+		}
 	}
 }
 
@@ -127,12 +141,17 @@ func orUnknown(s string) string {
 	return s
 }
 
-func describeVersions(versions map[string]string) string {
-	names := make([]string, 0, len(versions))
-	for name := range versions {
+func sortedKeys(m map[string]string) []string {
+	names := make([]string, 0, len(m))
+	for name := range m {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	return names
+}
+
+func describeVersions(versions map[string]string) string {
+	names := sortedKeys(versions)
 	parts := make([]string, len(names))
 	for i, name := range names {
 		parts[i] = name + " " + versions[name]

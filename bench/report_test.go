@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,69 @@ func TestReportFormatters(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
+	}
+}
+
+// TestReportPeers: the workloads section prints each engine's schema, the
+// DuckDB condition and the bleve query of every workload, and says why an
+// engine skipped one.
+func TestReportPeers(t *testing.T) {
+	r := smallResult()
+	r.Schemas = map[string]string{EngineDuckDB: "CREATE TABLE docs (cid VARCHAR PRIMARY KEY, body JSON NOT NULL);\n"}
+	w := &r.Workloads[0]
+	w.Constraints = `{"path":"/tool/categories/*","operator":"eq","value":"sel_0.01pct"}`
+	w.DuckDB = "list_contains(x, 'sel_0.01pct')"
+	w.Bleve = `{"term":"sel_0.01pct","field":"categories"}`
+	r.Workloads[1].Skipped = []Skipped{{Engine: EngineBleve, Reason: "no field for a member at any depth"}}
+	var buf bytes.Buffer
+	if err := WriteReport(&buf, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	report := buf.String()
+	for _, want := range []string{
+		"duckdb's schema:\n\n```\nCREATE TABLE docs (cid VARCHAR PRIMARY KEY, body JSON NOT NULL);\n```",
+		"  - DuckDB: `list_contains(x, 'sel_0.01pct')`\n",
+		"  - bleve: `{\"term\":\"sel_0.01pct\",\"field\":\"categories\"}`\n",
+		"- **price_lte_0.1pct** (",
+		"  - bleve: skipped: no field for a member at any depth\n",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("report:\n%s", report)
+	}
+}
+
+// TestBleveDocument: the bleve document of a manifest holds the mapped
+// fields with their types, keyword fields only strings, and a bad
+// decimal string is an error naming the manifest and the path.
+func TestBleveDocument(t *testing.T) {
+	doc, err := bleveDocument(3, []byte(`{"oap_version":"1.0","risk_class":7,"tool":{"categories":["a",1,"b"]},
+		"actions":[{"side_effects":"write"},{"id":"x"}],"jurisdictions":["LI"],
+		"pricing":{"models":[{"amount":"99.50"},{"type":"subscription"}]},
+		"conformance":{"last_attested_at":"2026-01-02T03:04:05Z"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc["risk_class"]; ok {
+		t.Error("a number indexed as a keyword")
+	}
+	if got := doc["categories"].([]string); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("categories %v", got)
+	}
+	if got := doc["side_effects"].([]string); !slices.Equal(got, []string{"write"}) {
+		t.Errorf("side_effects %v", got)
+	}
+	if got := doc["price_amount"].([]float64); !slices.Equal(got, []float64{99.5}) {
+		t.Errorf("price_amount %v", got)
+	}
+	if got := doc["last_attested_at"].(time.Time); !got.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) {
+		t.Errorf("last_attested_at %v", got)
+	}
+	_, err = bleveDocument(3, []byte(`{"pricing":{"models":[{"amount":"9,50"}]}}`))
+	if err == nil || !strings.Contains(err.Error(), "manifest 3: /pricing/models/*/amount") {
+		t.Errorf("bad amount: %v", err)
 	}
 }

@@ -20,6 +20,9 @@ type Result struct {
 	Workloads      []WorkloadResult  `json:"workloads"`
 	Skipped        []Skipped         `json:"skipped,omitempty"`
 	Versions       map[string]string `json:"versions"`
+	// Schemas are the mapping or DDL of the engines that have one beyond
+	// the docs table every SQL engine shares.
+	Schemas map[string]string `json:"schemas,omitempty"`
 }
 
 // Machine describes the computer the run measured.
@@ -77,7 +80,11 @@ type WorkloadResult struct {
 	PageSize    int       `json:"page_size"`   // 0: every result on one page
 	SQLite      string    `json:"sqlite"`      // WHERE condition
 	Postgres    string    `json:"postgres"`    // WHERE condition
+	DuckDB      string    `json:"duckdb"`      // WHERE condition
+	Bleve       string    `json:"bleve"`       // the query, in bleve's JSON query language
 	Runs        []Measure `json:"runs"`
+	// Skipped are the engines that cannot express the workload exactly.
+	Skipped []Skipped `json:"skipped,omitempty"`
 }
 
 // Measure is one engine's timing of one workload. Every answer it gave

@@ -89,6 +89,12 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	src := &Source{Seed: cfg.Seed, N: cfg.Docs}
 	for _, b := range backends {
 		res.Versions[b.Name()] = b.Version()
+		if s, ok := b.(schemaer); ok {
+			if res.Schemas == nil {
+				res.Schemas = map[string]string{}
+			}
+			res.Schemas[b.Name()] = s.Schema()
+		}
 		ers, err := cfg.load(ctx, b, src)
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", b.Name(), err)
@@ -154,7 +160,7 @@ func (cfg *Config) check() error {
 	all := Workloads(cfg.Seed)
 	for _, name := range cfg.Workloads {
 		if !slices.ContainsFunc(all, func(w *Workload) bool { return w.Name == name }) {
-			return fmt.Errorf("no workload %q (see `aqlstore bench --list`)", name)
+			return fmt.Errorf("no workload %q (see `aqlbench bench --list`)", name)
 		}
 	}
 	return nil
@@ -190,6 +196,24 @@ func (cfg *Config) openBackends(ctx context.Context, res *Result) ([]Backend, er
 		b, err := newSQLite(cfg.WorkDir+"/"+name, indexed)
 		if err != nil {
 			return backends, fmt.Errorf("%s: %w", name, err)
+		}
+		backends = append(backends, b)
+	}
+	for _, peer := range []struct {
+		name string
+		open func(dir string) (Backend, error)
+	}{
+		{EngineBleve, func(dir string) (Backend, error) { return newBleve(dir) }},
+		{EngineDuckDB, func(dir string) (Backend, error) { return newDuckDB(dir) }},
+	} {
+		if !cfg.wants(peer.name) {
+			continue
+		}
+		b, err := peer.open(cfg.WorkDir + "/" + peer.name)
+		if err != nil {
+			res.Skipped = append(res.Skipped, Skipped{peer.name, err.Error()})
+			fmt.Fprintf(cfg.Log, "bench: skipping %s: it cannot load: %v\n", peer.name, err)
+			continue
 		}
 		backends = append(backends, b)
 	}
@@ -268,13 +292,20 @@ func (cfg *Config) measure(ctx context.Context, w *Workload, engines []Engine) (
 	want := w.Want(cfg.Docs)
 	wr := &WorkloadResult{Name: w.Name, Group: w.Group, Description: w.Description,
 		Selectivity: float64(w.Total(cfg.Docs)) / float64(cfg.Docs), Want: want, Pages: w.Pages(cfg.Docs),
-		Constraints: w.Constraints, PageSize: w.PageSize, SQLite: w.SQLite, Postgres: w.Postgres}
+		Constraints: w.Constraints, PageSize: w.PageSize, SQLite: w.SQLite, Postgres: w.Postgres,
+		DuckDB: w.DuckDB, Bleve: bleveJSON(w)}
 	var reference []string
 	cfg.Progress.Begin(w.Name, len(engines))
 	defer cfg.Progress.End()
 	for k, e := range engines {
 		if e.Name() == EngineAqlstoreScan && wr.Pages > 1 {
 			continue // a full scan per page: not a way anyone pages
+		}
+		if s, ok := e.(skipper); ok {
+			if reason := s.Skip(w); reason != "" {
+				wr.Skipped = append(wr.Skipped, Skipped{e.Name(), reason})
+				continue
+			}
 		}
 		t0 := time.Now()
 		ids, err := e.Query(ctx, w)

@@ -3,7 +3,9 @@ package bench
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,7 +34,7 @@ func TestRunSmall(t *testing.T) {
 			t.Errorf("%s: ingest %v docs/s, %d bytes on disk", e.Engine, e.IngestPerSec, e.DiskBytes)
 		}
 	}
-	for _, want := range []string{EngineAqlstore, EngineAqlstoreScan, EngineSQLite, EngineSQLiteIndexed} {
+	for _, want := range []string{EngineAqlstore, EngineAqlstoreScan, EngineSQLite, EngineSQLiteIndexed, EngineBleve, EngineDuckDB} {
 		if !engines[want] {
 			t.Errorf("engine %s did not run", want)
 		}
@@ -46,6 +48,14 @@ func TestRunSmall(t *testing.T) {
 		}
 		if len(w.Runs) < 3 {
 			t.Errorf("%s: %d engines ran", w.Name, len(w.Runs))
+		}
+		// bleve answers every workload but the descendant one, and says why
+		// it skips that; DuckDB answers all.
+		for _, e := range []string{EngineBleve, EngineDuckDB} {
+			skipped := slices.IndexFunc(w.Skipped, func(s Skipped) bool { return s.Engine == e }) >= 0
+			if want := e == EngineBleve && w.Group == "descendant"; skipped != want || (!skipped && w.Run(e) == nil) {
+				t.Errorf("%s on %s: skipped %v, want %v (%+v)", w.Name, e, skipped, want, w.Skipped)
+			}
 		}
 	}
 	if res.PhysicalScanMS <= 0 {
@@ -129,5 +139,73 @@ func TestPostgresMissingIsSkipped(t *testing.T) {
 		if w.Run(EnginePostgres) != nil {
 			t.Errorf("%s: postgres-gin measured though skipped", w.Name)
 		}
+	}
+}
+
+// TestPeerMismatchFailsTheRun: a bleve query or a DuckDB condition that
+// answers another question fails the run as a SQL one does.
+func TestPeerMismatchFailsTheRun(t *testing.T) {
+	ctx := context.Background()
+	a, err := newAqlstore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	bl, err := newBleve(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bl.Close()
+	dk, err := newDuckDB(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dk.Close()
+	src := &Source{Seed: 1, N: 2000}
+	for _, b := range []Backend{a, bl, dk} {
+		if _, err := b.Load(ctx, src, 1000, func(int) {}); err != nil {
+			t.Fatalf("%s: %v", b.Name(), err)
+		}
+	}
+	w := Workloads(1)[2] // eq_1pct
+	cfg := Config{Docs: src.N, Settings: Settings{MinReps: 1, MaxReps: 1}, Progress: nopProgress{}}
+	if _, err := cfg.measure(ctx, w, []Engine{a.Engines()[0], bl, dk}); err != nil {
+		t.Fatalf("the right questions: %v", err)
+	}
+	wrongBleve, wrongDuck := *w, *w
+	wrongBleve.Bleve = bleveTerm("categories", "sel_10pct")
+	wrongDuck.DuckDB = duckCategory("sel_10pct")
+	for _, c := range []struct {
+		w *Workload
+		e Engine
+	}{{&wrongBleve, bl}, {&wrongDuck, dk}} {
+		_, err := cfg.measure(ctx, c.w, []Engine{a.Engines()[0], c.e})
+		if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), c.e.Name()) {
+			t.Errorf("err = %v, want a mismatch naming %s", err, c.e.Name())
+		}
+	}
+}
+
+// TestPeerThatCannotOpenIsSkipped: bleve or DuckDB failing to open its
+// files is a skip with the reason, not a failed run.
+func TestPeerThatCannotOpenIsSkipped(t *testing.T) {
+	work := t.TempDir()
+	for _, name := range []string{EngineBleve, EngineDuckDB} {
+		if err := os.WriteFile(filepath.Join(work, name), nil, 0o644); err != nil { // not a directory
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	cfg := Config{Docs: 500, Seed: 1, WorkDir: work, Engines: []string{EngineBleve, EngineDuckDB},
+		Workloads: []string{"eq_10pct"}, Log: &log, Settings: Settings{MinReps: 1, MaxReps: 1, BatchSize: 500}, Keep: true}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 2 || res.Skipped[0].Engine != EngineBleve || res.Skipped[1].Engine != EngineDuckDB {
+		t.Fatalf("skipped = %+v, want bleve and duckdb", res.Skipped)
+	}
+	if !strings.Contains(log.String(), "skipping bleve") || !strings.Contains(log.String(), "skipping duckdb") {
+		t.Errorf("log = %q", log.String())
 	}
 }

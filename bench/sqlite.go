@@ -224,9 +224,16 @@ func (r sqlRows) Close() { r.Rows.Close() }
 // is the dialect's first parameter ("?" or "$1").
 func sqlQuery(ctx context.Context, w *Workload, cond, placeholder string,
 	query func(ctx context.Context, q string, args ...any) (rowScanner, error)) ([]string, error) {
+	return sqlQueryBody(ctx, w, cond, placeholder, "body", query)
+}
+
+// sqlQueryBody is sqlQuery returning the document as the expression body
+// for whole-document projections.
+func sqlQueryBody(ctx context.Context, w *Workload, cond, placeholder, body string,
+	query func(ctx context.Context, q string, args ...any) (rowScanner, error)) ([]string, error) {
 	cols := "cid"
 	if w.WholeDocument {
-		cols = "cid, body"
+		cols = "cid, " + body
 	}
 	if w.PageSize == 0 {
 		return sqlPage(ctx, query, fmt.Sprintf(`SELECT %s FROM docs WHERE %s ORDER BY cid`, cols, cond), w.WholeDocument, nil)

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/internal/corpus"
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // Workload is one question asked of every engine: an AQL constraint tree
@@ -29,9 +31,16 @@ type Workload struct {
 	// WholeDocument: the SQL engines return the body with the id, as the
 	// projection of "/" returns it from aqlstore.
 	WholeDocument bool
-	SQLite        string          // WHERE condition, SQLite JSON1
-	Postgres      string          // WHERE condition, PostgreSQL jsonb
-	total         func(n int) int // results on the first n documents, all pages
+	SQLite        string // WHERE condition, SQLite JSON1
+	Postgres      string // WHERE condition, PostgreSQL jsonb
+	DuckDB        string // WHERE condition, DuckDB JSON functions and extracted columns
+	DuckDBSkip    string // why DuckDB cannot answer it, when DuckDB is ""
+	// Bleve builds the bleve query that answers the workload exactly
+	// (sorted by id, not scored), nil when bleve cannot: BleveSkip says
+	// why, and bleve skips the workload rather than answer another question.
+	Bleve     func() query.Query
+	BleveSkip string
+	total     func(n int) int // results on the first n documents, all pages
 }
 
 // Total is the number of documents of the first n of the corpus that
@@ -55,7 +64,7 @@ func (w *Workload) Pages(n int) int {
 	return max(1, (w.total(n)+w.PageSize-1)/w.PageSize)
 }
 
-// Fixed values of the corpus the workloads use (see bench/corpus).
+// Fixed values of the corpus the workloads use (see internal/corpus).
 const (
 	afterThreshold = "2026-01-01T00:00:00Z" // every controlled instant is after it
 	withinFrom     = "2026-01-01T00:00:01Z"
@@ -76,6 +85,8 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: leaf("/tool/categories/*", "eq", strconv.Quote(bucket(pct))),
 			SQLite:      sqliteCategory(bucket(pct)),
 			Postgres:    pgContains(`{"tool":{"categories":[%q]}}`, bucket(pct)),
+			DuckDB:      duckCategory(bucket(pct)),
+			Bleve:       bleveTerm("categories", bucket(pct)),
 			total:       count("eq_" + pct + "pct"),
 		}
 	}
@@ -87,7 +98,11 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: fmt.Sprintf(`{"all_of":[%s,%s]}`, leaf("/tool/categories/*", "eq", `"sel_0.01pct"`), leaf("/oap_version", "eq", `"1.0"`)),
 			SQLite:      sqliteCategory("sel_0.01pct") + ` AND json_extract(body, '$.oap_version') = '1.0'`,
 			Postgres:    `body @> '{"oap_version":"1.0","tool":{"categories":["sel_0.01pct"]}}'`,
-			total:       count("eq_0.01pct"),
+			DuckDB:      duckCategory("sel_0.01pct") + ` AND oap_version = '1.0'`,
+			Bleve: func() query.Query {
+				return bleve.NewConjunctionQuery(bleveTerm("categories", "sel_0.01pct")(), bleveTerm("oap_version", "1.0")())
+			},
+			total: count("eq_0.01pct"),
 		},
 		{
 			Name: "any_of_0.11pct", Group: "any_of",
@@ -95,7 +110,11 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: fmt.Sprintf(`{"any_of":[%s,%s]}`, leaf("/tool/categories/*", "eq", `"sel_0.01pct"`), leaf("/tool/categories/*", "eq", `"sel_0.1pct"`)),
 			SQLite:      `EXISTS (SELECT 1 FROM json_each(body, '$.tool.categories') WHERE value IN ('sel_0.01pct', 'sel_0.1pct'))`,
 			Postgres:    `(body @> '{"tool":{"categories":["sel_0.01pct"]}}' OR body @> '{"tool":{"categories":["sel_0.1pct"]}}')`,
-			total:       func(n int) int { return count("eq_0.01pct")(n) + count("eq_0.1pct")(n) },
+			DuckDB:      `list_has_any(json_extract_string(body, '$.tool.categories[*]'), ['sel_0.01pct', 'sel_0.1pct'])`,
+			Bleve: func() query.Query {
+				return bleve.NewDisjunctionQuery(bleveTerm("categories", "sel_0.01pct")(), bleveTerm("categories", "sel_0.1pct")())
+			},
+			total: func(n int) int { return count("eq_0.01pct")(n) + count("eq_0.1pct")(n) },
 		},
 		{
 			Name: "not_0.1pct", Group: "not",
@@ -103,7 +122,14 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: fmt.Sprintf(`{"all_of":[%s,{"not":%s}]}`, leaf("/tool/categories/*", "eq", `"sel_0.1pct"`), leaf("/tool/categories/*", "eq", `"sel_10pct"`)),
 			SQLite:      sqliteCategory("sel_0.1pct") + ` AND NOT ` + sqliteCategory("sel_10pct"),
 			Postgres:    `body @> '{"tool":{"categories":["sel_0.1pct"]}}' AND NOT body @> '{"tool":{"categories":["sel_10pct"]}}'`,
-			total:       count("eq_0.1pct"), // the buckets are disjoint
+			DuckDB:      duckCategory("sel_0.1pct") + ` AND NOT ` + duckCategory("sel_10pct"),
+			Bleve: func() query.Query {
+				q := bleve.NewBooleanQuery()
+				q.AddMust(bleveTerm("categories", "sel_0.1pct")())
+				q.AddMustNot(bleveTerm("categories", "sel_10pct")())
+				return q
+			},
+			total: count("eq_0.1pct"), // the buckets are disjoint
 		},
 		{
 			Name: "risk_eq_10pct_page1", Group: "eq",
@@ -112,6 +138,8 @@ func Workloads(seed uint64) []*Workload {
 			PageSize:    100, FirstPage: true,
 			SQLite:   `json_extract(body, '$.risk_class') = 'high'`,
 			Postgres: `body->>'risk_class' = 'high'`,
+			DuckDB:   `risk_class = 'high'`,
+			Bleve:    bleveTerm("risk_class", "high"),
 			total:    count("risk_high_10pct"),
 		},
 		{
@@ -120,7 +148,14 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: leaf("/pricing/models/*/amount", "lte", `"100.00"`),
 			SQLite:      `EXISTS (SELECT 1 FROM json_each(body, '$.pricing.models') m WHERE CAST(json_extract(m.value, '$.amount') AS REAL) <= 100.00)`,
 			Postgres:    `EXISTS (SELECT 1 FROM jsonb_array_elements(body->'pricing'->'models') m WHERE (m->>'amount')::numeric <= 100.00)`,
-			total:       count("price_lte_0.1pct"),
+			DuckDB:      `EXISTS (SELECT 1 FROM unnest(json_extract_string(body, '$.pricing.models[*].amount')) m(amount) WHERE CAST(m.amount AS DECIMAL(18, 2)) <= 100.00)`,
+			Bleve: func() query.Query {
+				hi, incl := 100.0, true
+				q := bleve.NewNumericRangeInclusiveQuery(nil, &hi, nil, &incl)
+				q.SetField("price_amount")
+				return q
+			},
+			total: count("price_lte_0.1pct"),
 		},
 		{
 			Name: "after_0.1pct", Group: "instant",
@@ -128,6 +163,8 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: leaf("/conformance/last_attested_at", "after", strconv.Quote(afterThreshold)),
 			SQLite:      fmt.Sprintf(`%s > '%s'`, sqliteAttested, afterThreshold),
 			Postgres:    fmt.Sprintf(`%s > '%s'`, pgAttested, afterThreshold),
+			DuckDB:      fmt.Sprintf(`last_attested_at > TIMESTAMPTZ '%s'`, afterThreshold),
+			Bleve:       bleveDates("last_attested_at", afterThreshold, "", false, false),
 			total:       after,
 		},
 		{
@@ -136,6 +173,8 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: leaf("/conformance/last_attested_at", "within", fmt.Sprintf(`[%q,%q]`, withinFrom, withinTo)),
 			SQLite:      fmt.Sprintf(`%s BETWEEN '%s' AND '%s'`, sqliteAttested, withinFrom, withinTo),
 			Postgres:    fmt.Sprintf(`%s BETWEEN '%s' AND '%s'`, pgAttested, withinFrom, withinTo),
+			DuckDB:      fmt.Sprintf(`last_attested_at BETWEEN TIMESTAMPTZ '%s' AND TIMESTAMPTZ '%s'`, withinFrom, withinTo),
+			Bleve:       bleveDates("last_attested_at", withinFrom, withinTo, true, true),
 			total:       after, // every controlled instant is within 90 days after the threshold
 		},
 		{
@@ -145,6 +184,8 @@ func Workloads(seed uint64) []*Workload {
 			PageSize:    100, FirstPage: true,
 			SQLite:   fmt.Sprintf(`%s < '%s'`, sqliteAttested, withinFrom),
 			Postgres: fmt.Sprintf(`%s < '%s'`, pgAttested, withinFrom),
+			DuckDB:   fmt.Sprintf(`last_attested_at < TIMESTAMPTZ '%s'`, withinFrom),
+			Bleve:    bleveDates("last_attested_at", "", withinFrom, false, false),
 			total:    func(n int) int { return n - after(n) },
 		},
 		{
@@ -153,6 +194,8 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: leaf("/actions/*/side_effects", "eq", `"irreversible"`),
 			SQLite:      `EXISTS (SELECT 1 FROM json_each(body, '$.actions') a WHERE json_extract(a.value, '$.side_effects') = 'irreversible')`,
 			Postgres:    `body @> '{"actions":[{"side_effects":"irreversible"}]}'`,
+			DuckDB:      `list_contains(json_extract_string(body, '$.actions[*].side_effects'), 'irreversible')`,
+			Bleve:       bleveTerm("side_effects", "irreversible"),
 			total:       sideEffects,
 		},
 		{
@@ -161,7 +204,10 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: leaf("/**/side_effects", "eq", `"irreversible"`),
 			SQLite:      `EXISTS (SELECT 1 FROM json_tree(body) t WHERE t.key = 'side_effects' AND t.atom = 'irreversible')`,
 			Postgres:    `body @? '$.**.side_effects ? (@ == "irreversible")'`,
-			total:       sideEffects, // side_effects occurs only in actions
+			DuckDB:      `EXISTS (SELECT 1 FROM json_tree(body) t WHERE t.key = 'side_effects' AND t.atom = '"irreversible"')`,
+			BleveSkip: "a bleve field is a path its mapping names; a member at any depth (`/**/side_effects`) has none " +
+				"unless every path it may occur at is mapped in advance, which answers another question",
+			total: sideEffects, // side_effects occurs only in actions
 		},
 		{
 			Name: "contains_1pct", Group: "contains",
@@ -169,6 +215,8 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: leaf("/jurisdictions", "contains", `"LI"`),
 			SQLite:      `EXISTS (SELECT 1 FROM json_each(body, '$.jurisdictions') WHERE value = 'LI')`,
 			Postgres:    `body @> '{"jurisdictions":["LI"]}'`,
+			DuckDB:      `list_contains(json_extract_string(body, '$.jurisdictions[*]'), 'LI')`,
+			Bleve:       bleveTerm("jurisdictions", "LI"),
 			total:       contains,
 		},
 		{
@@ -177,7 +225,13 @@ func Workloads(seed uint64) []*Workload {
 			Constraints: leaf("/jurisdictions/*", "matches", `"^L[A-Z]$"`),
 			SQLite:      `EXISTS (SELECT 1 FROM json_each(body, '$.jurisdictions') WHERE value REGEXP '^L[A-Z]$')`,
 			Postgres:    `body @? '$.jurisdictions[*] ? (@ like_regex "^L[A-Z]$")'`,
-			total:       contains, // LI is the only code starting with L
+			DuckDB:      `EXISTS (SELECT 1 FROM unnest(json_extract_string(body, '$.jurisdictions[*]')) j(code) WHERE regexp_matches(j.code, '^L[A-Z]$'))`,
+			Bleve: func() query.Query { // bleve's regexps match whole terms: no anchors
+				q := bleve.NewRegexpQuery("L[A-Z]")
+				q.SetField("jurisdictions")
+				return q
+			},
+			total: contains, // LI is the only code starting with L
 		},
 		{
 			Name: "projection_0.1pct", Group: "projection",
@@ -186,6 +240,8 @@ func Workloads(seed uint64) []*Workload {
 			Include:     []string{"/"}, WholeDocument: true,
 			SQLite:   sqliteCategory("sel_0.1pct"),
 			Postgres: `body @> '{"tool":{"categories":["sel_0.1pct"]}}'`,
+			DuckDB:   duckCategory("sel_0.1pct"),
+			Bleve:    bleveTerm("categories", "sel_0.1pct"),
 			total:    count("eq_0.1pct"),
 		},
 		{
@@ -195,6 +251,8 @@ func Workloads(seed uint64) []*Workload {
 			PageSize:    100,
 			SQLite:      sqliteCategory("sel_1pct"),
 			Postgres:    `body @> '{"tool":{"categories":["sel_1pct"]}}'`,
+			DuckDB:      duckCategory("sel_1pct"),
+			Bleve:       bleveTerm("categories", "sel_1pct"),
 			total:       count("eq_1pct"),
 		},
 	}
@@ -211,6 +269,10 @@ const (
 
 func sqliteCategory(v string) string {
 	return fmt.Sprintf(`EXISTS (SELECT 1 FROM json_each(body, '$.tool.categories') WHERE value = '%s')`, v)
+}
+
+func duckCategory(v string) string {
+	return fmt.Sprintf(`list_contains(json_extract_string(body, '$.tool.categories[*]'), '%s')`, v)
 }
 
 func pgContains(format string, args ...any) string {

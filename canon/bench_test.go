@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/gowebpki/jcs"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/aqlstore/aqlstore/store"
 )
 

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/index"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -129,7 +129,7 @@ func compareResolutions(t *testing.T, s *store.Store, ix *index.Index, in *aql.I
 
 // fuzzFixture builds the store FuzzResolve reads: the documents of
 // query/testdata/plan and testdata/demo, and generated documents of
-// every kind bench/corpus writes, some owned by fuzzTenant.
+// every kind internal/corpus writes, some owned by fuzzTenant.
 func fuzzFixture(f *testing.F) (*store.Store, *index.Index) {
 	s, ix, err := index.Open(f.TempDir(), &store.Options{NoSync: true, MemTableSize: 1 << 20, CacheSize: 1 << 20})
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -21,7 +21,7 @@ var demoCorpus = []corpus.Config{
 }
 
 // LoadDemo fills an empty store (no receipt yet) with a small public demo
-// corpus, so that a first query returns something: the bench/corpus
+// corpus, so that a first query returns something: the internal/corpus
 // documents of demoCorpus and, when extraFile names a readable file (a
 // JSON array of documents, e.g. testdata/demo/candidates.json), those.
 // A store that has ever been written is left alone. It returns how many

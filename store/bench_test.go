@@ -1,7 +1,7 @@
 package store
 
 // Benchmarks of the write and read paths on generated documents (package
-// bench/corpus, fixed seed, so every run stores the same bytes). They run
+// internal/corpus, fixed seed, so every run stores the same bytes). They run
 // only under -bench; `go test ./store/` skips them. For example:
 //
 //	go test -run '^$' -bench 'Put|Get' ./store/
@@ -18,7 +18,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 )
 
 // benchSeed is the corpus seed of every benchmark in this package.

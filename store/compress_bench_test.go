@@ -58,8 +58,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/klauspost/compress/dict"
 	"github.com/klauspost/compress/zstd"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 )
 
 // scanStoreDocs is the size of the store BenchmarkScan and BenchmarkFetch

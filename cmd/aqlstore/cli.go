@@ -108,7 +108,7 @@ func (m *Main) rootCommand() *cobra.Command {
 		&statsCommand{m: m}, &verifyCommand{m: m}, &compactCommand{m: m}, &genCommand{m: m}, &queryCommand{m: m},
 		&validateCommand{m: m}, &keysCommand{m: m}, &verifyResponseCommand{m: m},
 		&explainCommand{q: queryCommand{m: m}}, &reindexCommand{m: m}, &checkCommand{m: m}, &indexCommand{m: m},
-		&serveCommand{m: m}, &loadtestCommand{m: m}, &benchCommand{m: m},
+		&serveCommand{m: m},
 		&threadCommand{m: m}, &traceCommand{m: m},
 		&grantCommand{m: m}, &grantCommand{m: m, revoke: true}, &grantsCommand{m: m},
 		&pairlCommand{m: m},

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/spf13/cobra"
 )
 

@@ -101,37 +101,6 @@ func TestServeRefusesNonLoopbackWithoutAuth(t *testing.T) {
 	}
 }
 
-func TestLoadtest(t *testing.T) {
-	base, _, stop := startServe(t, filepath.Join(t.TempDir(), "store"), "--rate-limit", "0")
-	defer stop()
-	code, out, errs := run(t, t.TempDir(), "", "--json", "loadtest", "--url", base, "--requests", "40",
-		"--concurrency", "4", "--duration", "1m")
-	if code != 0 || !strings.Contains(out, `"ok":40`) || !strings.Contains(out, `"p99_ms"`) {
-		t.Fatalf("loadtest: %d\n%s\n%s", code, out, errs)
-	}
-	// The demo corpus holds the first 300 generated manifests: every point
-	// query finds its one candidate; beyond them, none does.
-	code, out, errs = run(t, t.TempDir(), "", "--json", "loadtest", "--url", base, "--requests", "40",
-		"--lookups", "300", "--duration", "1m")
-	if code != 0 || !strings.Contains(out, `"ok":40`) || !strings.Contains(out, `"empty":0,`) {
-		t.Fatalf("loadtest --lookups 300: %d\n%s\n%s", code, out, errs)
-	}
-	code, out, errs = run(t, t.TempDir(), "", "--json", "loadtest", "--url", base, "--requests", "40",
-		"--lookups", "100000", "--duration", "1m")
-	if code != 0 || strings.Contains(out, `"empty":0,`) {
-		t.Fatalf("loadtest --lookups 100000 on 300 manifests counted no empty answer: %d\n%s\n%s", code, out, errs)
-	}
-	if code, _, errs := run(t, t.TempDir(), "", "loadtest", "--url", base, "--lookups", "3", "--intent", "x.json"); code != exitUsage {
-		t.Fatalf("loadtest --lookups with --intent: %d %s", code, errs)
-	}
-	if code, _, errs := run(t, t.TempDir(), "", "loadtest", "--url", "http://192.0.2.1:80"); code != exitUsage {
-		t.Fatalf("loadtest beyond loopback: %d %s", code, errs)
-	}
-	if code, _, _ := run(t, t.TempDir(), "", "loadtest", "--url", base, "--duration", "1h"); code != exitUsage {
-		t.Fatalf("loadtest over the duration cap: %d", code)
-	}
-}
-
 func TestServePrewarm(t *testing.T) {
 	base, logs, stop := startServe(t, filepath.Join(t.TempDir(), "store"), "--prewarm")
 	deadline := time.Now().Add(time.Minute)

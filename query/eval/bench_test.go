@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/aqlstore/aqlstore/query/aql"
 )
 

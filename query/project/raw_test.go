@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )

@@ -20,8 +20,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aqlstore/aqlstore/bench/corpus"
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/aqlstore/aqlstore/server"
 	"github.com/spf13/cobra"
 )

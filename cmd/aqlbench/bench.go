@@ -31,11 +31,12 @@ type benchCommand struct {
 func (c *benchCommand) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Compare aqlstore with SQLite and PostgreSQL on a generated corpus: report, charts and raw results",
+		Short: "Compare aqlstore with SQLite, PostgreSQL, bleve and DuckDB on a generated corpus: report, charts and raw results",
 		Long: `bench loads one generated corpus of OAP manifests into aqlstore and into the
 engines a user would pick instead (SQLite without and with expression indexes,
 PostgreSQL with GIN and btree expression indexes, installed through apt when
-missing and allowed), checks that every engine's answer to every workload
+missing and allowed; bleve with a static mapping of the queried paths; DuckDB
+with a JSON column and extracted scalar columns), checks that every engine's answer to every workload
 equals the expected count and aqlstore's answer, then times them.
 
 It writes REPORT.md, results.json and the charts (PNG and SVG) to --out.
@@ -65,7 +66,8 @@ prints the difference.`,
 	return cmd
 }
 
-var benchEngines = []string{bench.EngineAqlstoreScan, bench.EngineSQLite, bench.EngineSQLiteIndexed, bench.EnginePostgres}
+var benchEngines = []string{bench.EngineAqlstoreScan, bench.EngineSQLite, bench.EngineSQLiteIndexed,
+	bench.EngineBleve, bench.EngineDuckDB, bench.EnginePostgres}
 
 func (c *benchCommand) run(ctx context.Context) error {
 	if c.list {
@@ -82,7 +84,7 @@ func (c *benchCommand) run(ctx context.Context) error {
 	}
 	c.cfg.Workloads = splitList(c.workloads)
 	c.cfg.InstallPostgres = !c.noInstall
-	c.cfg.Command = "aqlstore " + strings.Join(os.Args[1:], " ")
+	c.cfg.Command = "aqlbench " + strings.Join(os.Args[1:], " ")
 	c.cfg.Log = c.m.Stderr
 	c.cfg.Progress = newBenchProgress(c.m.Stderr, c.m.StderrIsTerminal)
 	if c.cfg.WorkDir == "" {
