@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,9 +71,6 @@ func rankNum(key []byte) (uint32, bool) {
 	return binary.BigEndian.Uint32(key[len(key)-4:]), true
 }
 
-// errStopRank ends a walk of the rank order early.
-var errStopRank = errors.New("index: rank walk stopped")
-
 // WalkRank calls fn with the document number of every rank key after
 // (strictly) the key after, in rank order, from the first when after is
 // nil, until fn returns false or an error. It reads the committed index.
@@ -83,21 +79,13 @@ func (ix *Index) WalkRank(after []byte, fn func(num uint32) (bool, error)) error
 	if after != nil {
 		start = append(bytes.Clone(after), 0) // the least key greater than after
 	}
-	err := ix.r.Scan(start, appendFamily(nil, famRank+1), func(key, _ []byte) error {
+	return ix.r.Keys(start, appendFamily(nil, famRank+1), func(key []byte) (bool, error) {
 		num, ok := rankNum(key)
 		if !ok {
-			return fmt.Errorf("%w: rank key %x is too short: run `aqlstore reindex`", store.ErrCorrupt, key)
+			return false, fmt.Errorf("%w: rank key %x is too short: run `aqlstore reindex`", store.ErrCorrupt, key)
 		}
-		more, err := fn(num)
-		if err == nil && !more {
-			err = errStopRank
-		}
-		return err
+		return fn(num)
 	})
-	if errors.Is(err, errStopRank) {
-		return nil
-	}
-	return err
 }
 
 // rankKeys is a mutation's rank keys: each key's last operation, true to

@@ -208,6 +208,13 @@ func (r *IndexReader) Scan(start, end []byte, fn func(key, value []byte) error) 
 	return r.k.scan(start, end, fn)
 }
 
+// Keys calls fn for every index key in [start, end), in order, until fn
+// returns false or an error; it is Scan without the values, for a walk
+// that stops early. key is valid during the call only.
+func (r *IndexReader) Keys(start, end []byte, fn func(key []byte) (bool, error)) error {
+	return r.k.keys(start, end, fn)
+}
+
 // DecodeBitmap decodes a posting value read by Scan.
 func DecodeBitmap(v []byte) (*roaring.Bitmap, error) { return decodeBitmap(v) }
 
