@@ -50,7 +50,29 @@ func Check(ctx context.Context, s *store.Store) (*CheckReport, error) {
 	if err := compareStored(s, ix, rep); err != nil {
 		return nil, err
 	}
+	if err := compareRanks(s.IndexReader(), ix.ranks, rep); err != nil {
+		return nil, err
+	}
 	return rep, nil
+}
+
+// compareRanks checks the stored rank order against the keys the
+// documents give (want, consumed): one key per document, no other.
+func compareRanks(r *store.IndexReader, want rankKeys, rep *CheckReport) error {
+	err := r.Scan(appendFamily(nil, famRank), appendFamily(nil, famRank+1), func(key, _ []byte) error {
+		if _, ok := want[string(key)]; ok {
+			delete(want, string(key))
+			return nil
+		}
+		num, _ := rankNum(key)
+		rep.add("rank key %x (document %d) matches no document's score and candidate id", key, num)
+		return nil
+	})
+	for key := range want {
+		num, _ := rankNum([]byte(key))
+		rep.add("document %d has no rank key (want %x)", num, key)
+	}
+	return err
 }
 
 // postingFamilies are the families whose values are bitmaps.

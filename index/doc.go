@@ -4,6 +4,9 @@
 // instant range, and which contain each trigram of their short strings.
 // The AQL planner (package query) turns a constraint tree into unions and
 // intersections of these bitmaps; every candidate is then checked exactly.
+// Beside the bitmaps, a rank order (rank.go) lists every document as
+// responses rank them, so a page can be read without sorting every
+// candidate; its score part is AppendDecimalKey's exact decimal order.
 //
 // There are only a few types here: Index (a store.Indexer, plus the
 // lookups the planner uses), Path (a normalized path) and the key layout

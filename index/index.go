@@ -14,7 +14,8 @@ import (
 //
 // v3: trigram postings only at the configured text paths (Config), and
 // instant range keys that hold every fraction digit.
-const Version = "aqlstore.index.v3"
+// v4: the rank order ('R' keys, rank.go).
+const Version = "aqlstore.index.v4"
 
 // Index maintains the postings of one store and answers lookups. It
 // implements store.Indexer. The bitmaps lookups return are read-only
@@ -30,6 +31,7 @@ type Index struct {
 	drops []uint32        // paths the running sweep step deletes (sweep.go)
 	adds  *postingSet
 	dels  *postingSet
+	ranks rankKeys // the mutation's rank keys to set or delete
 	x     extractor
 	key   []byte
 	cache bitmapCache // hot posting lists, emptied by every commit
@@ -71,7 +73,7 @@ func (ix *Index) commitPath(p Path, id uint32) {
 // New returns an Index to pass as store.Options.Indexer.
 func New() *Index {
 	ix := &Index{ids: map[Path]uint32{}, paths: map[uint32]Path{}, next: 1,
-		adds: newPostingSet(), dels: newPostingSet()}
+		adds: newPostingSet(), dels: newPostingSet(), ranks: rankKeys{}}
 	ix.reset()
 	return ix
 }
@@ -81,6 +83,7 @@ func (ix *Index) reset() {
 	ix.drops = ix.drops[:0]
 	ix.adds.reset()
 	ix.dels.reset()
+	clear(ix.ranks)
 }
 
 // Version implements store.Indexer.
@@ -131,6 +134,10 @@ func (ix *Index) Remove(num uint32, doc store.IndexedDoc) error {
 func (ix *Index) postings(num uint32, doc store.IndexedDoc, into *postingSet) error {
 	if len(doc.Canonical) == 0 {
 		return fmt.Errorf("index: document %d is empty", num)
+	}
+	var err error
+	if ix.key, err = ix.ranks.note(doc, num, into == ix.adds, ix.key); err != nil {
+		return err
 	}
 	set := func(key []byte) { into.add(key, num) }
 	set(appendFamily(ix.key[:0], famAll))
@@ -205,6 +212,9 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 		if err := w.Set(append(appendFamily(nil, famPathID), idb...), []byte(p)); err != nil {
 			return err
 		}
+	}
+	if err := ix.ranks.flush(w); err != nil {
+		return err
 	}
 	if err := ix.adds.flushAdds(w); err != nil {
 		return err

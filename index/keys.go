@@ -37,6 +37,8 @@ import (
 //	'k'     X k kind                              bitmap: documents of the kind
 //	'w'     X w owner                             bitmap: documents of the owner
 //	'u'     X u                                   bitmap: every document
+//	'R'     X R score id 0x00 0x01 num            'r': the rank order, one key per document,
+//	                                              score descending (rank.go)
 const (
 	famNext    = 'N'
 	famConfig  = 'C'
@@ -52,6 +54,7 @@ const (
 	famKind    = 'k'
 	famOwner   = 'w'
 	famAll     = 'u'
+	famRank    = 'R'
 	typeString = 's'
 	typeNumber = 'n'
 	typeTrue   = 't'

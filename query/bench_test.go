@@ -203,6 +203,45 @@ func BenchmarkResolve(b *testing.B) {
 	}
 }
 
+// BenchmarkResolvePage1 times the first full_set page of 100 through the
+// planner at every selectivity the manifests offer, up to every document
+// (oap_version): the page costs what it holds when the rank order is
+// walked, and every accepted candidate's record when they are sorted.
+func BenchmarkResolvePage1(b *testing.B) {
+	s, ix := benchCorpus(b)
+	n := benchDocs()
+	qs := []benchQuery{{"all_100pct", `{"path":"/oap_version","operator":"eq","value":"1.0"}`, n}}
+	for _, p := range corpus.Predicates("manifest") {
+		if p.Operator == "eq" {
+			qs = append(qs, benchQuery{p.Name, leafJSON(p), corpus.ExpectedCount("manifest", p, 1, n)})
+		}
+	}
+	for _, q := range qs {
+		in := benchIntent(b, q.constraints)
+		o := &Options{Signer: testSigner(), At: at, PageSize: 100, Index: ix}
+		b.Run(q.name, func(b *testing.B) {
+			resp, err := Resolve(context.Background(), s, in, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if want := min(q.want, 100); len(resp.Candidates) != want {
+				b.Fatalf("%s: %d candidates, want %d", q.name, len(resp.Candidates), want)
+			}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := Resolve(context.Background(), s, in, o); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			b.StopTimer()
+			reportLatency(b, lat)
+		})
+	}
+}
+
 // reportLatency reports the p50 and p99 of the iterations' latencies.
 func reportLatency(b *testing.B, lat []time.Duration) {
 	slices.Sort(lat)

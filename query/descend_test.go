@@ -69,7 +69,7 @@ func TestManyDescendIntentEqualsFullScan(t *testing.T) {
 		if got.err != nil {
 			t.Fatalf("%s: %v", leaf, got.err)
 		}
-		if a, b := candidatesJSON(full), candidatesJSON(got.r); a != b {
+		if a, b := responseJSON(full), responseJSON(got.r); a != b {
 			t.Fatalf("%s: planner and full scan differ\nfull:    %s\nplanner: %s", leaf, a, b)
 		}
 		if len(full.Candidates) == 0 {

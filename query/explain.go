@@ -20,6 +20,9 @@ func (p *Plan) String() string {
 		fetch = "sequential"
 	}
 	fmt.Fprintf(&b, "eval.Check(candidates %d of %d, %s)\n", p.Candidates.GetCardinality(), p.Universe.GetCardinality(), fetch)
+	if p.Rank != nil {
+		fmt.Fprintf(&b, "%s\n", p.Rank)
+	}
 	p.Root.write(&b, "", true)
 	return b.String()
 }
@@ -47,8 +50,13 @@ func roundDur(d time.Duration) time.Duration {
 
 // Document returns the plan as JSON-ready values (for --json).
 func (p *Plan) Document() map[string]any {
-	return map[string]any{"candidates": p.Candidates.GetCardinality(), "universe": p.Universe.GetCardinality(),
+	doc := map[string]any{"candidates": p.Candidates.GetCardinality(), "universe": p.Universe.GetCardinality(),
 		"sequential": p.Sequential, "root": p.Root.document()}
+	if r := p.Rank; r != nil {
+		doc["rank"] = map[string]any{"op": r.Op, "accepted": r.Accepted, "walk_estimate": r.WalkEstimate,
+			"walked": r.Walked, "fallback": r.Fallback}
+	}
+	return doc
 }
 
 func (n *PlanNode) document() map[string]any {

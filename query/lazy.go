@@ -14,8 +14,9 @@ import (
 // order they rank can be known without reading their bodies: a candidate
 // is rejected only by a projection failure (R4), and the index says which
 // documents have a value at each include path. The resolution then ranks
-// the accepted candidates from their records (natural key, score) and
-// reads and judges the bodies of one page, plus the rejections it lists.
+// the accepted candidates — walking the index's rank order to the end of
+// the page, or sorting them from their records (rankwalk.go) — and reads
+// and judges the bodies of one page, plus the rejections it lists.
 //
 // The index's word is checked, not trusted: if a judged document is not
 // what the index said (an include path the index counted as present
@@ -40,6 +41,39 @@ type lazyState struct {
 	ctx      context.Context
 	s        *store.Store
 	rejected *roaring.Bitmap // visible documents not accepted: the plan excluded them or the projection refuses them
+	walked   bool            // r.accepted is the page (and one more) in rank order, numbers only (rankwalk.go)
+}
+
+// rankPage fills r.accepted in rank order: by walking the rank order
+// (only the page, and one more), or by reading every accepted
+// candidate's record and sorting, whichever plan.Rank says is cheaper.
+// It reports whether it walked.
+func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, accepted *roaring.Bitmap) (bool, error) {
+	all, err := r.o.Index.All()
+	if err != nil {
+		return false, err
+	}
+	choice, walk, limit := r.chooseRank(accepted.GetCardinality(), all.GetCardinality())
+	plan.Rank = choice
+	if walk {
+		page, done, err := r.walkRank(r.o.Index, accepted, r.rankWant(), limit, choice)
+		if err != nil || done {
+			r.accepted = page
+			return done, err
+		}
+		choice.Op, choice.Fallback = "rank.Sort", true
+	}
+	for doc, err := range s.FetchHeaders(ctx, accepted) {
+		if err != nil {
+			return false, err
+		}
+		c := &Candidate{CandidateID: candidateID(doc), num: doc.Num}
+		if doc.Signals != nil {
+			c.Score, c.cost = doc.Signals.Score, doc.Signals.Cost
+		}
+		r.accepted = append(r.accepted, c)
+	}
+	return false, nil
 }
 
 // tryLazy fills r.accepted from the candidates' records when the plan
@@ -67,22 +101,16 @@ func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (b
 	if r.in.ResolutionPolicy == "full_set" && r.cursor == nil && accepted.GetCardinality() <= uint64(r.o.PageSize) {
 		return false, nil // one page holds them all: judging each once is cheaper than ranking first
 	}
-	for doc, err := range s.FetchHeaders(ctx, accepted) {
-		if err != nil {
-			return false, err
-		}
-		c := &Candidate{CandidateID: candidateID(doc), num: doc.Num}
-		if doc.Signals != nil {
-			c.Score, c.cost = doc.Signals.Score, doc.Signals.Cost
-		}
-		r.accepted = append(r.accepted, c)
+	walked, err := r.rankPage(ctx, s, plan, accepted)
+	if err != nil {
+		return false, err
 	}
 	// Every visible document not accepted is rejected, whether the plan
 	// excluded it or the projection refuses it; the page lists the first
 	// of them in document order, as the full scan does (rejected.go).
 	rejected := roaring.AndNot(plan.Universe, accepted)
 	r.nReject = int(rejected.GetCardinality())
-	r.lazy = &lazyState{ctx: ctx, s: s, rejected: rejected}
+	r.lazy = &lazyState{ctx: ctx, s: s, rejected: rejected, walked: walked}
 	lazyPages.Add(1)
 	return true, nil
 }

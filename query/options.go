@@ -49,6 +49,8 @@ type Options struct {
 	Index *index.Index
 	// Explain, when set, receives the plan (nil for a full scan).
 	Explain func(*Plan)
+
+	rankWith rankStrategy // tests force a strategy; zero chooses by cost (lazy.go)
 }
 
 func (o *Options) withDefaults() Options {

@@ -24,6 +24,7 @@ type Plan struct {
 	Universe   *roaring.Bitmap // visible documents of the intent's kinds; read-only (may be shared)
 	Candidates *roaring.Bitmap // Root ∩ Universe
 	Sequential bool            // fetch by walking the store rather than by lookups
+	Rank       *RankChoice     // how a page was ranked, when Resolve ranked before judging (lazy.go); else nil
 }
 
 // PlanNode is one operator of a plan. Op names read like the packages:

@@ -137,6 +137,16 @@ func genIntent(t *rapid.T) string {
 		`"resolution_policy":"` + policy + `","signature":{"alg":"EdDSA","value":"x"}}`
 }
 
+// genSignals draws a score or none; equal values written differently
+// (1, 1.0; 0.5, 0.50) must rank as one value.
+func genSignals(t *rapid.T) *canon.Signals {
+	score := rapid.SampledFrom([]string{"", "", "1", "1.0", "0.5", "0.50", "-2", "10", "1e-3", "0"}).Draw(t, "score")
+	if score == "" {
+		return nil
+	}
+	return &canon.Signals{Score: canon.Number(score)}
+}
+
 // diffChecks is how many random stores TestPlannerEqualsFullScan checks
 // by default: more than rapid's 100, for the test that guards R3.
 const diffChecks = 200
@@ -171,9 +181,13 @@ func compare(t *rapid.T, s *store.Store, ix *index.Index, in *aql.Intent, princi
 	maxRejected := rapid.SampledFrom([]int{-1, 1, 2, 1 << 20}).Draw(t, "maxrejected")
 	cursor := ""
 	for page := 0; ; page++ {
+		// Each page ranks its own way: a cursor one strategy issued must
+		// serve the other.
+		with := rapid.SampledFrom([]rankStrategy{rankByCost, rankForceWalk, rankForceSort}).Draw(t, "rank")
+		var rank *RankChoice
 		opts := func(ix *index.Index) *Options {
 			return &Options{Signer: testSigner(), At: at, Principal: principal, MaxRejected: maxRejected, PageSize: pageSize,
-				Cursor: cursor, Index: ix}
+				Cursor: cursor, Index: ix, rankWith: with, Explain: func(p *Plan) { rank = p.Rank }}
 		}
 		full, err := Resolve(context.Background(), s, in, opts(nil))
 		if err != nil {
@@ -183,6 +197,7 @@ func compare(t *rapid.T, s *store.Store, ix *index.Index, in *aql.Intent, princi
 		if err != nil {
 			t.Fatalf("planner: %v", err)
 		}
+		countRank(t, with, rank)
 		if page == 0 {
 			diffCompared.Add(1)
 			if len(full.Candidates) > 0 {
@@ -201,6 +216,28 @@ func compare(t *rapid.T, s *store.Store, ix *index.Index, in *aql.Intent, princi
 		if cursor = full.NextCursor; cursor == "" {
 			return
 		}
+	}
+}
+
+// diffWalks and diffSorts count the lazy pages ranked each way, as
+// explain reported them.
+var diffWalks, diffSorts atomic.Int64
+
+// countRank checks that a forced strategy was the one explain reports
+// (the last resolution, when a lazy miss started it again, judged every
+// candidate and reports none), and counts it.
+func countRank(t *rapid.T, with rankStrategy, rank *RankChoice) {
+	switch {
+	case rank == nil:
+	case rank.Op == "rank.Walk":
+		diffWalks.Add(1)
+	case with == rankForceWalk:
+		t.Fatalf("walk forced, explain says %s", rank)
+	default:
+		diffSorts.Add(1)
+	}
+	if rank != nil && with == rankForceSort && rank.Op != "rank.Sort" {
+		t.Fatalf("sort forced, explain says %s", rank)
 	}
 }
 
@@ -249,7 +286,7 @@ func TestPlannerEqualsFullScan(t *testing.T) {
 		for i := 0; i < n; i++ {
 			body := genObject(t, 0)
 			owner := rapid.SampledFrom([]string{store.Public, store.Public, "did:key:other"}).Draw(t, "owner")
-			ref, err := s.Put(ctx, store.Document{Body: []byte(body), Owner: owner, Kind: canon.KindJSON})
+			ref, err := s.Put(ctx, store.Document{Body: []byte(body), Owner: owner, Kind: canon.KindJSON, Signals: genSignals(t)})
 			if err == nil {
 				refs = append(refs, ref)
 			}
@@ -289,5 +326,9 @@ func TestPlannerEqualsFullScan(t *testing.T) {
 		diffCompared.Load(), diffNonEmpty.Load(), diffRejected.Load(), diffParseFail.Load(), lazyPages.Load(), lazyMisses.Load())
 	if lazyPages.Load() == 0 {
 		t.Error("no resolution took the lazy path: the test no longer covers it")
+	}
+	t.Logf("lazy pages ranked: %d by walking the rank order, %d by sorting", diffWalks.Load(), diffSorts.Load())
+	if diffWalks.Load() == 0 || diffSorts.Load() == 0 {
+		t.Error("a ranking strategy was never taken: the test no longer covers both")
 	}
 }

@@ -132,10 +132,11 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 		if err != nil {
 			return err
 		}
-		if r.o.Explain != nil {
-			r.o.Explain(plan)
+		ok, err := r.tryLazy(ctx, s, plan)
+		if r.o.Explain != nil && err == nil {
+			r.o.Explain(plan) // after tryLazy, which says how it ranked
 		}
-		if ok, err := r.tryLazy(ctx, s, plan); ok || err != nil {
+		if ok || err != nil {
 			return err
 		}
 		if err := r.considerAll(s.Fetch(ctx, plan.Candidates, plan.Sequential)); err != nil {

@@ -7,16 +7,26 @@ import (
 // respond ranks, allocates the budget, applies the resolution policy and
 // signs (R5, R6).
 func (r *resolution) respond() (*Response, error) {
-	rankOrder(r.accepted)
+	walked := r.lazy != nil && r.lazy.walked
+	if !walked {
+		rankOrder(r.accepted)
+	}
 	allocate(r.in.Budget, r.accepted)
 	for i, c := range r.accepted {
 		c.Rank = i + 1
+	}
+	if walked {
+		// The walk knows only the numbers: judge the page before it is
+		// cut, so that the cursor holds the last one's score and id.
+		if err := r.fillPage(r.accepted[:min(len(r.accepted), r.pageLen())]); err != nil {
+			return nil, err
+		}
 	}
 	page, next, err := r.page()
 	if err != nil {
 		return nil, err
 	}
-	if r.lazy != nil {
+	if r.lazy != nil && !walked {
 		if err := r.fillPage(page); err != nil {
 			return nil, err
 		}
@@ -55,7 +65,7 @@ func (r *resolution) page() ([]*Candidate, string, error) {
 
 func (r *resolution) fullSetPage() ([]*Candidate, string, error) {
 	start := 0
-	if c := r.cursor; c != nil {
+	if c := r.cursor; c != nil && (r.lazy == nil || !r.lazy.walked) { // a walk starts after the cursor
 		key := &Candidate{Score: c.score, CandidateID: c.id, num: c.num}
 		for start < len(r.accepted) && compareRank(r.accepted[start], key) <= 0 {
 			start++

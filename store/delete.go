@@ -85,11 +85,11 @@ func (m *mutation) unindex(num uint32, rec *record) error {
 	if err != nil {
 		return fmt.Errorf("store: delete: %w", err)
 	}
-	view, err := viewOf(rec.kind, body)
+	doc, err := rec.indexed(body)
 	if err != nil {
-		return err
+		return fmt.Errorf("store: delete: document %d: %w", num, err)
 	}
-	return ix.Remove(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body, View: view})
+	return ix.Remove(num, doc)
 }
 
 // dropRef counts one reference less, deleting the blob with the last. The

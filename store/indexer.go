@@ -57,10 +57,12 @@ type IndexKeeper interface {
 
 // IndexedDoc is what an Indexer sees of a document.
 type IndexedDoc struct {
-	Kind      canon.Kind
-	Owner     string
-	Canonical []byte // the stored bytes; valid for the duration of the call
-	View      []byte // the JSON view when it is not Canonical (PAIRL), else nil; valid for the call
+	Kind        canon.Kind
+	Owner       string
+	Score       canon.Number // signals.score; "" when the document has none
+	CandidateID string       // the natural key where there is one, else the content id
+	Canonical   []byte       // the stored bytes; valid for the duration of the call
+	View        []byte       // the JSON view when it is not Canonical (PAIRL), else nil; valid for the call
 }
 
 // JSON returns the RFC 8785 JSON an indexer reads: View when set, else
@@ -71,6 +73,37 @@ func (d IndexedDoc) JSON() []byte {
 		return d.View
 	}
 	return d.Canonical
+}
+
+// indexed is what an Indexer sees of the document with record r and
+// body body.
+func (r *record) indexed(body []byte) (IndexedDoc, error) {
+	view, err := viewOf(r.kind, body)
+	if err != nil {
+		return IndexedDoc{}, err
+	}
+	sig, err := r.decodeSignals()
+	if err != nil {
+		return IndexedDoc{}, err
+	}
+	return IndexedDoc{Kind: r.kind, Owner: r.owner, Score: scoreOf(sig), CandidateID: candidateID(r.naturalKey, r.id),
+		Canonical: body, View: view}, nil
+}
+
+func scoreOf(s *canon.Signals) canon.Number {
+	if s == nil {
+		return ""
+	}
+	return s.Score
+}
+
+// candidateID is what a resolver names a candidate by: its natural key
+// where it has one, else its content id.
+func candidateID(naturalKey string, id canon.ContentID) string {
+	if naturalKey != "" {
+		return naturalKey
+	}
+	return id.String()
 }
 
 // IndexPrefix starts every key an Indexer may write.
@@ -173,6 +206,13 @@ func (r *IndexReader) Bitmap(key []byte) (*roaring.Bitmap, error) {
 // value; posting values decode with DecodeBitmap.
 func (r *IndexReader) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	return r.k.scan(start, end, fn)
+}
+
+// Keys calls fn for every index key in [start, end), in order, until fn
+// returns false or an error; it is Scan without the values, for a walk
+// that stops early. key is valid during the call only.
+func (r *IndexReader) Keys(start, end []byte, fn func(key []byte) (bool, error)) error {
+	return r.k.keys(start, end, fn)
 }
 
 // DecodeBitmap decodes a posting value read by Scan.

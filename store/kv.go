@@ -184,6 +184,21 @@ func (k *kv) scan(start, end []byte, fn func(key, value []byte) error) error {
 	return eachCopy(it, start, fn)
 }
 
+// keys runs fn over the keys in [start, end) until fn returns false or an
+// error. fn sees each key copied into one buffer, which the next key
+// overwrites: a walk that keeps few of many keys allocates nothing per key.
+func (k *kv) keys(start, end []byte, fn func(key []byte) (bool, error)) error {
+	it, err := k.db.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	return walk(it, start, func(key, _ []byte) (bool, error) {
+		buf = append(buf[:0], key...)
+		return fn(buf)
+	})
+}
+
 // eachCopy runs fn over the iterator's keys with copies of key and value,
 // and closes it. A read error names the key, or the scan's start.
 func eachCopy(it *pebble.Iterator, start []byte, fn func(key, value []byte) error) error {

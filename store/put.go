@@ -213,7 +213,8 @@ func (m *mutation) put(p *Parsed, owner string, unbound UnboundPolicy) (Ref, err
 		return Ref{}, err
 	}
 	if ix := m.s.opts.Indexer; ix != nil && !m.dry {
-		if err := ix.Add(num, IndexedDoc{Kind: d.Kind, Owner: owner, Canonical: d.Canonical, View: d.View}); err != nil {
+		if err := ix.Add(num, IndexedDoc{Kind: d.Kind, Owner: owner, Score: scoreOf(d.Signals),
+			CandidateID: candidateID(d.NaturalKey, id), Canonical: d.Canonical, View: d.View}); err != nil {
 			return Ref{}, fmt.Errorf("index: %w", err)
 		}
 	}

@@ -17,11 +17,11 @@ func (s *Store) EachDocument(ctx context.Context, fn func(num uint32, doc Indexe
 			if err != nil {
 				return err
 			}
-			view, err := viewOf(rec.kind, body)
+			doc, err := rec.indexed(body)
 			if err != nil {
 				return fmt.Errorf("document %d: %w", num, err)
 			}
-			return fn(num, IndexedDoc{Kind: rec.kind, Owner: rec.owner, Canonical: body, View: view})
+			return fn(num, doc)
 		})
 	})
 }

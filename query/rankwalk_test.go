@@ -1,0 +1,97 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/index"
+	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// rankIntent is a full_set intent for documents whose /g is g.
+func rankIntent(t *testing.T, g string) *aql.Intent {
+	t.Helper()
+	in, err := aql.Parse([]byte(`{"intent_id":"urn:oap:intent:rank","issuer_did":"did:web:rank.example","category":"knowledge",
+		"constraints":{"path":"/g","operator":"eq","value":"`+g+`"},"projection":{"include":["/"]},
+		"validity":{"from":"2026-05-01T00:00:00Z","to":"2026-06-01T00:00:00Z"},"resolution_policy":"full_set",
+		"signature":{"alg":"EdDSA","value":"x"}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// resolveExplained resolves in through the index, page by page, checks
+// each page against the full scan's and returns what explain said of
+// the first page's ranking.
+func resolveExplained(t *testing.T, s *store.Store, ix *index.Index, in *aql.Intent) *RankChoice {
+	t.Helper()
+	var first *RankChoice
+	cursor := ""
+	for page := 0; ; page++ {
+		var plan *Plan
+		planned, err := Resolve(context.Background(), s, in, &Options{Signer: testSigner(), At: at, Index: ix, PageSize: 3,
+			Cursor: cursor, Explain: func(p *Plan) { plan = p }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := Resolve(context.Background(), s, in, &Options{Signer: testSigner(), At: at, PageSize: 3, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := responseJSON(full), responseJSON(planned); a != b {
+			t.Fatalf("page %d differs from the full scan\nfull:    %s\nplanner: %s", page, a, b)
+		}
+		if page == 0 {
+			first = plan.Rank
+			if first == nil || !strings.Contains(plan.String(), first.Op+"(accepted ") {
+				t.Fatalf("explain does not say how the page was ranked:\n%s", plan)
+			}
+		}
+		if cursor = planned.NextCursor; cursor == "" || page == 2 {
+			return first
+		}
+	}
+}
+
+// TestRankStrategyByCost: a page of a large share of the store walks the
+// rank order; a page of a few documents among many sorts them; a walk
+// whose documents crowd the end of the order gives up and sorts. Every
+// page is the full scan's.
+func TestRankStrategyByCost(t *testing.T) {
+	s, ix, err := index.Open(t.TempDir(), &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// 1,200 documents: "x" ranks first (scores 2000 down), "few" are 5
+	// spread among them, "last" are 21 ranked after every other.
+	var docs []store.Document
+	for i := range 1200 {
+		g, score := "x", canon.Number(fmt.Sprint(2000-i))
+		switch {
+		case i%200 == 7:
+			g = "few"
+		case i >= 1179:
+			g, score = "last", canon.Number(fmt.Sprintf("-%d.50", i))
+		}
+		docs = append(docs, store.Document{Body: []byte(fmt.Sprintf(`{"g":%q,"i":%d}`, g, i)), Kind: canon.KindJSON,
+			Owner: store.Public, Signals: &canon.Signals{Score: score}})
+	}
+	if _, err := s.PutBatch(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "x")); c.Op != "rank.Walk" || c.Walked > 5 {
+		t.Errorf("most of the store: %s, want rank.Walk passing the page and one more", c)
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "few")); c.Op != "rank.Sort" || c.Fallback {
+		t.Errorf("5 of 1,200: %s, want rank.Sort", c)
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "last")); c.Op != "rank.Sort" || !c.Fallback {
+		t.Errorf("21 at the end of the order: %s, want a walk given up for rank.Sort", c)
+	}
+}
