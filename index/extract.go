@@ -13,7 +13,7 @@ import (
 // calls emit for each; it builds no tree.
 type extractor struct {
 	emit func(p []byte, fam byte, value []byte) // p is valid for the call only
-	text func(p []byte) bool                    // whether strings at p get trigrams
+	text func(p []byte) bool                    // whether strings at p get trigrams; nil: nowhere
 	path []byte                                 // the encoded Path being walked
 	buf  []byte
 }
@@ -98,7 +98,7 @@ func (x *extractor) str(q []byte, p []byte) {
 	} else {
 		x.emit(p, famEq, append(append(x.buf[:0], typeString), s...))
 	}
-	if !x.text(p) {
+	if x.text == nil || !x.text(p) {
 		return
 	}
 	switch {
