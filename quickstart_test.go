@@ -58,15 +58,23 @@ func TestReadmeQuickStart(t *testing.T) {
 	}
 }
 
-// Every file the README's commands name under testdata/ is shipped.
+// Every file the README's and docs/'s commands name under testdata/ is
+// shipped (commands run from the module root).
 func TestReadmeNamesShippedFiles(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	docs, err := filepath.Glob(filepath.Join("docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range regexp.MustCompile(`[@\s\x60(]((?:[a-z]+/)*testdata/[A-Za-z0-9_./-]+\.(?:json|ndjson|pairl))`).FindAllSubmatch(readme, -1) {
-		if _, err := os.Stat(filepath.FromSlash(string(m[1]))); err != nil {
-			t.Errorf("the README names %s, which is not in the repository", m[1])
+	ref := regexp.MustCompile(`[@\s\x60(]((?:[a-z]+/)*testdata/[A-Za-z0-9_./-]+\.(?:json|ndjson|pairl))`)
+	for _, name := range append([]string{"README.md"}, docs...) {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ref.FindAllSubmatch(text, -1) {
+			if _, err := os.Stat(filepath.FromSlash(string(m[1]))); err != nil {
+				t.Errorf("%s names %s, which is not in the repository", name, m[1])
+			}
 		}
 	}
 }

@@ -2,7 +2,7 @@
 # The OAP behaviour suite (../shared/vectors/oap-test-suite, run by node)
 # against `aqlstore serve` on the demo corpus: a fresh store in a temp
 # dir, a free loopback port. Fails on any failure not listed in KNOWN
-# below, each of which README.md explains. Skips, with a message, when
+# below, each of which docs/http.md explains. Skips, with a message, when
 # node or the suite is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ if ! command -v node >/dev/null 2>&1 || [ ! -f "$suite/test-suite/runner.js" ]; 
 fi
 suite=$(cd "$suite" && pwd)
 
-# Failures that cannot pass here; README.md, "OAP behaviour suite", says why.
+# Failures that cannot pass here; docs/http.md, "OAP behaviour suite", says why.
 KNOWN=(
   nc-conformance-receipt-served
 )
@@ -68,7 +68,7 @@ while read -r name; do
 done < <(awk '$1 == "FAIL" { print $2 }' "$tmp/report.txt")
 for k in "${KNOWN[@]}"; do
   if grep -q "PASS  $k\b" "$tmp/report.txt"; then
-    echo "oap-suite: $k now passes: take it off KNOWN in .ci/oap-suite.sh and the README"
+    echo "oap-suite: $k now passes: take it off KNOWN in .ci/oap-suite.sh and docs/http.md"
   fi
 done
 grep '^Overall: ' "$tmp/report.txt" | sed 's/^/oap-suite: /'
