@@ -94,7 +94,7 @@ func TestContainsAtTextAndOtherPaths(t *testing.T) {
 
 func TestConfigureSurvivesReindexAndReopen(t *testing.T) {
 	ctx := context.Background()
-	dir, s, ix := configured(t, Config{TextPaths: []string{"/desc", "/items/*/title"}})
+	dir, s, _ := configured(t, Config{TextPaths: []string{"/desc", "/items/*/title"}})
 	put(t, s, ctx, `{"desc":"alpha beta","items":[{"title":"gamma"}]}`)
 	s.Close()
 	if err := Reindex(ctx, dir, nil, 10, nil); err != nil {
