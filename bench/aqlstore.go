@@ -127,7 +127,7 @@ func (e *aqlstoreEngine) Name() string { return e.name }
 
 func (e *aqlstoreEngine) Indexes() string {
 	if e.planner {
-		return "every path: equality, existence, range and trigram postings (roaring bitmaps)"
+		return "every path: equality, existence and range postings, a rank order (roaring bitmaps); no text paths, so no trigrams"
 	}
 	return "none used: every manifest is read and evaluated"
 }
