@@ -21,11 +21,13 @@ import (
 )
 
 // Exit codes: 0 success; 1 the command failed (bad input, a conflict, a
-// store that does not verify); 2 the command line itself is wrong.
+// store that does not verify); 2 the command line itself is wrong; 130
+// interrupted (Ctrl-C or SIGTERM), after the batch in flight was written.
 const (
-	exitOK    = 0
-	exitFail  = 1
-	exitUsage = 2
+	exitOK          = 0
+	exitFail        = 1
+	exitUsage       = 2
+	exitInterrupted = 130
 )
 
 // Main is the CLI: its streams and the flags every command shares.
@@ -64,6 +66,24 @@ func NewMain() *Main {
 // usageError marks errors in the command line (exit code 2).
 type usageError struct{ error }
 
+// interruptedError says a command stopped because its context was
+// cancelled (Ctrl-C), and what it had done by then (exit code 130).
+type interruptedError struct{ done string }
+
+func (e interruptedError) Error() string {
+	if e.done == "" {
+		return "interrupted"
+	}
+	return "interrupted: " + e.done
+}
+
+// interrupted reports whether err ended a command run under ctx because
+// ctx was cancelled.
+func interrupted(ctx context.Context, err error) bool {
+	var ie interruptedError
+	return errors.As(err, &ie) || (ctx.Err() != nil && errors.Is(err, ctx.Err()))
+}
+
 // Run runs the command line args and returns the process exit code.
 func (m *Main) Run(ctx context.Context, args []string) int {
 	root := m.rootCommand()
@@ -74,6 +94,14 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
+	}
+	if interrupted(ctx, err) {
+		var ie interruptedError
+		if !errors.As(err, &ie) {
+			err = interruptedError{}
+		}
+		fmt.Fprintln(m.Stderr, "aqlstore:", err.Error())
+		return exitInterrupted
 	}
 	fmt.Fprintln(m.Stderr, "aqlstore:", withoutPackagePrefixes(err.Error()))
 	var ue usageError

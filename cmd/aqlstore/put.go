@@ -216,6 +216,9 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 	defer dry.Close()
 	c.parsed = []parsedDoc{}
 	err := c.eachDoc(files, func(d *rawDoc) error {
+		if ctx.Err() != nil {
+			return interruptedError{"nothing was stored"}
+		}
 		total++
 		p, err := c.parse(s, d)
 		if err != nil {
@@ -282,15 +285,17 @@ func checkSeen(seen map[[16]byte]canon.ContentID, p *canon.Document, owner strin
 }
 
 // store commits the checked documents in batches, with a progress bar
-// when stderr is a terminal.
+// when stderr is a terminal. Cancelling ctx (Ctrl-C) stops it between
+// batches: the batch in flight is written whole, none after it.
 func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, owner string, total int) error {
 	bar := c.progress(total)
 	start := time.Now()
 	var batch []store.Document
 	var where []*rawDoc
 	stored, created := 0, 0
+	stop := interruptedError{}
 	flush := func() error {
-		refs, err := s.PutBatch(ctx, batch)
+		refs, err := s.PutBatch(context.WithoutCancel(ctx), batch)
 		if err != nil {
 			if be, ok := err.(*store.BatchError); ok {
 				err = fmt.Errorf("%s: %w", where[be.Index].where(), be.Err)
@@ -308,6 +313,9 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 		return c.printRefs(refs)
 	}
 	add := func(d *rawDoc, p *store.Parsed) error {
+		if ctx.Err() != nil {
+			return stop
+		}
 		batch = append(batch, c.document(p, owner))
 		where = append(where, d)
 		if len(batch) >= c.batchDocs {
@@ -333,6 +341,14 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 	}
 	if err == nil && len(batch) > 0 {
 		err = flush()
+	}
+	if err == stop {
+		_ = bar.Exit() // keep the bar where it stopped, not at 100%
+		if c.m.StderrIsTerminal {
+			fmt.Fprintln(c.m.Stderr)
+		}
+		return interruptedError{fmt.Sprintf("%d of %d documents stored, in whole batches of %d; "+
+			"put is idempotent: run it again to store the rest", stored, total, c.batchDocs)}
 	}
 	_ = bar.Finish()
 	if err != nil {
