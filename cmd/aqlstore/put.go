@@ -203,10 +203,12 @@ func pairlFile(file string) ([]byte, bool, error) {
 func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, owner string) (int, error) {
 	seen := map[[16]byte]canon.ContentID{} // (kind, owner, natural key) → content id
 	bad, total, kept := 0, 0, 0
+	bar := c.progress(-1, "checking")
 	report := func(d *rawDoc, err error) {
 		bad++
 		if bad <= c.maxErrors {
-			fmt.Fprintf(c.m.Stderr, "%s: %v\n", d.where(), lineOf(d, err))
+			c.barLine(bar)
+			fmt.Fprintf(c.m.Stderr, "%s: %s\n", d.where(), withoutPackagePrefixes(lineOf(d, err).Error()))
 		}
 	}
 	// A dry run checks each document against the store and the documents
@@ -220,6 +222,11 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 			return interruptedError{"nothing was stored"}
 		}
 		total++
+		_ = bar.Add(1)
+		if d.err != nil {
+			report(d, d.err)
+			return nil
+		}
 		p, err := c.parse(s, d)
 		if err != nil {
 			report(d, err)
@@ -238,8 +245,13 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 		}
 		return nil
 	})
+	_ = bar.Finish()
+	c.barLine(bar)
 	if err != nil {
 		return total, err
+	}
+	if bad > c.maxErrors {
+		fmt.Fprintf(c.m.Stderr, "… and %d more bad documents (--max-errors %d lists more)\n", bad-c.maxErrors, c.maxErrors)
 	}
 	if bad > 0 {
 		return total, fmt.Errorf("%d of %d documents rejected; nothing was stored (fix them and run put again)", bad, total)
@@ -288,7 +300,7 @@ func checkSeen(seen map[[16]byte]canon.ContentID, p *canon.Document, owner strin
 // when stderr is a terminal. Cancelling ctx (Ctrl-C) stops it between
 // batches: the batch in flight is written whole, none after it.
 func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, owner string, total int) error {
-	bar := c.progress(total)
+	bar := c.progress(total, "storing")
 	start := time.Now()
 	var batch []store.Document
 	var where []*rawDoc
@@ -307,6 +319,9 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 			if r.Created {
 				created++
 			}
+		}
+		if r := rate(stored, time.Since(start)); r != "" {
+			bar.Describe("storing (" + r + ")")
 		}
 		_ = bar.Add(len(refs))
 		batch, where = batch[:0], where[:0]
@@ -332,6 +347,9 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 		}
 	} else {
 		err = c.eachDoc(files, func(d *rawDoc) error {
+			if d.err != nil { // the check passed it: the file changed since
+				return fmt.Errorf("%s: %w", d.where(), d.err)
+			}
 			p, err := c.parse(s, d)
 			if err != nil {
 				return fmt.Errorf("%s: %w", d.where(), lineOf(d, err))
@@ -351,22 +369,54 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 			"put is idempotent: run it again to store the rest", stored, total, c.batchDocs)}
 	}
 	_ = bar.Finish()
+	c.barLine(bar)
 	if err != nil {
 		return err
 	}
 	el := time.Since(start)
-	fmt.Fprintf(c.m.Stderr, "stored %d documents in %s (%.0f docs/s): %d new, %d already stored\n",
-		stored, el.Round(time.Millisecond), float64(stored)/el.Seconds(), created, stored-created)
+	r := rate(stored, el)
+	if r != "" {
+		r = " (" + r + ")"
+	}
+	fmt.Fprintf(c.m.Stderr, "stored %d documents in %s%s: %d new, %d already stored\n",
+		stored, el.Round(time.Millisecond), r, created, stored-created)
 	return nil
 }
 
-func (c *putCommand) progress(total int) *progressbar.ProgressBar {
+// rate is "N docs/s" for n documents in el, or "" while el is too short
+// (under 100ms) or n too small (under 10) for the rate to mean anything:
+// one batch stored in microseconds is no rate.
+func rate(n int, el time.Duration) string {
+	if n < 10 || el < 100*time.Millisecond {
+		return ""
+	}
+	return fmt.Sprintf("%.0f docs/s", float64(n)/el.Seconds())
+}
+
+// progress is a bar on a terminal for total documents (-1: not known in
+// advance), silent elsewhere. It shows the count; the rate is put in its
+// description by the caller once rate has one.
+func (c *putCommand) progress(total int, what string) *progressbar.ProgressBar {
 	if !c.m.StderrIsTerminal {
 		return progressbar.DefaultSilent(int64(total))
 	}
 	return progressbar.NewOptions(total, progressbar.OptionSetWriter(c.m.Stderr),
-		progressbar.OptionSetDescription("storing"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
+		progressbar.OptionSetDescription(what), progressbar.OptionShowCount(),
 		progressbar.OptionSetItsString("docs"), progressbar.OptionThrottle(100*time.Millisecond))
+}
+
+// barLine makes what is printed next start a line of its own on a
+// terminal: after a finished bar, a newline keeps the bar shown above it;
+// during one, the bar is cleared and drawn again at its next step.
+func (c *putCommand) barLine(bar *progressbar.ProgressBar) {
+	if !c.m.StderrIsTerminal {
+		return
+	}
+	if bar.IsFinished() {
+		fmt.Fprintln(c.m.Stderr)
+		return
+	}
+	_ = bar.Clear()
 }
 
 func (c *putCommand) printRefs(refs []store.Ref) error {
