@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -204,11 +205,17 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 	seen := map[[16]byte]canon.ContentID{} // (kind, owner, natural key) → content id
 	bad, total, kept := 0, 0, 0
 	bar := c.progress(-1, "checking")
+	var problems []problem
 	report := func(d *rawDoc, err error) {
 		bad++
-		if bad <= c.maxErrors {
+		if bad > c.maxErrors {
+			return
+		}
+		err = lineOf(d, err)
+		problems = append(problems, docProblem(d, err))
+		if !c.m.asJSON {
 			c.barLine(bar)
-			fmt.Fprintf(c.m.Stderr, "%s: %s\n", d.where(), withoutPackagePrefixes(lineOf(d, err).Error()))
+			fmt.Fprintf(c.m.Stderr, "%s: %s\n", d.where(), withoutPackagePrefixes(err.Error()))
 		}
 	}
 	// A dry run checks each document against the store and the documents
@@ -250,13 +257,40 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 	if err != nil {
 		return total, err
 	}
+	more := ""
 	if bad > c.maxErrors {
-		fmt.Fprintf(c.m.Stderr, "… and %d more bad documents (--max-errors %d lists more)\n", bad-c.maxErrors, c.maxErrors)
+		more = fmt.Sprintf("… and %d more bad documents (--max-errors %d lists more)", bad-c.maxErrors, c.maxErrors)
+		if !c.m.asJSON {
+			fmt.Fprintln(c.m.Stderr, more)
+			more = ""
+		} else { // the problems list stops at --max-errors: the message counts the rest
+			more = "; " + strings.TrimPrefix(more, "… ")
+		}
 	}
 	if bad > 0 {
-		return total, fmt.Errorf("%d of %d documents rejected; nothing was stored (fix them and run put again)", bad, total)
+		return total, &problemsError{code: "invalid_document", problems: problems,
+			err: fmt.Errorf("%d of %d documents rejected%s; nothing was stored (fix them and run put again)", bad, total, more)}
 	}
 	return total, nil
+}
+
+// docProblem is err, the fault of document d, as a problem: its number,
+// line, column and pointer where err has them.
+func docProblem(d *rawDoc, err error) problem {
+	p := problem{Source: d.source, Document: d.index + 1, Line: d.line, Code: "invalid_document",
+		Message: withoutPackagePrefixes(err.Error())}
+	var dse *docSyntaxError
+	var cse *canon.SyntaxError
+	var ce *store.ConflictError
+	switch {
+	case errors.As(err, &dse):
+		p.Line, p.Column, p.Pointer, p.Code = dse.Line, dse.Column, dse.Pointer, "invalid_json"
+	case errors.As(err, &cse):
+		p.Line, p.Column, p.Pointer, p.Code = cse.Line, cse.Column, cse.Pointer, "invalid_json"
+	case errors.As(err, &ce):
+		p.Code = "conflict"
+	}
+	return p
 }
 
 // warnRounded says which numbers of d are stored rounded to the nearest
