@@ -96,9 +96,14 @@ func readDocs(r io.Reader, source string, fn func(*rawDoc) error) (int, error) {
 	}
 	// bad hands fn the document that failed to decode with err, and
 	// returns where to resume reading, or -1 when reading cannot go on.
+	inArray := false
 	bad := func(prevEnd int64, err error) (int64, error) {
 		se := lr.syntax(base, dec, locate(r, prevEnd, base, err, opts))
-		d := &rawDoc{source: source, line: se.Line, index: n, err: se}
+		first := se.off // in an array, the element's start is not kept: the fault's line it is
+		if !inArray {
+			first = lr.firstByte(prevEnd, se.off)
+		}
+		d := &rawDoc{source: source, line: lr.lineAt(first), index: n, err: se}
 		n++
 		if err := fn(d); err != nil {
 			return -1, err
@@ -106,9 +111,10 @@ func readDocs(r io.Reader, source string, fn func(*rawDoc) error) (int, error) {
 		if se.eof {
 			return -1, nil
 		}
-		return lr.resync(prevEnd, se.off), nil
+		return lr.resync(first, se.off), nil
 	}
 	if dec.PeekKind() == '[' {
+		inArray = true
 		if _, err := dec.ReadToken(); err != nil {
 			_, ferr := bad(0, err)
 			return n, ferr
@@ -127,6 +133,7 @@ func readDocs(r io.Reader, source string, fn func(*rawDoc) error) (int, error) {
 			_, ferr := bad(0, err)
 			return n, ferr
 		}
+		inArray = false
 	}
 	for {
 		prevEnd := base + dec.InputOffset()
@@ -149,19 +156,30 @@ func readDocs(r io.Reader, source string, fn func(*rawDoc) error) (int, error) {
 	}
 }
 
+// firstByte returns the offset of the first byte of the bad document
+// that failed at off, the first one not blank after prevEnd; off when the
+// input cannot seek.
+func (l *lineReader) firstByte(prevEnd, off int64) int64 {
+	sk, ok := l.r.(io.Seeker)
+	if !ok {
+		return off
+	}
+	first, err := l.scan(sk, prevEnd, func(b byte) bool { return b != ' ' && b != '\t' && b != '\r' && b != '\n' })
+	if err != nil || first > off {
+		return off
+	}
+	return first
+}
+
 // resync moves the reader to the start of the document after a bad one
-// that began after prevEnd and failed at off: the start of the fault's
-// line when the bad document began on an earlier line (the fault is then
+// that began at first and failed at off: the start of the fault's line
+// when the bad document began on an earlier line (the fault is then
 // likely the next document, as in `{"a":1,` followed by a whole line),
 // else the line after the fault. It returns that offset, or -1 when the
 // input cannot seek or ends first.
-func (l *lineReader) resync(prevEnd, off int64) int64 {
+func (l *lineReader) resync(first, off int64) int64 {
 	sk, ok := l.r.(io.Seeker)
 	if !ok {
-		return -1
-	}
-	first, err := l.scan(sk, prevEnd, func(b byte) bool { return b != ' ' && b != '\t' && b != '\r' && b != '\n' })
-	if err != nil {
 		return -1
 	}
 	var at int64
