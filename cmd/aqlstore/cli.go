@@ -256,16 +256,21 @@ func parseKindFlag(s string) (canon.Kind, error) {
 	if k, err := canon.ParseKind(s); err == nil {
 		return k, nil
 	}
+	msg := fmt.Sprintf("--kind %q: unknown kind", s)
+	if near := nearestKind(s); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return "", usageError{fmt.Errorf("%s (known kinds: %s)", msg, kindList())}
+}
+
+// kindList is the kinds --kind takes, sorted, comma-separated.
+func kindList() string {
 	names := make([]string, 0, 16)
 	for _, k := range allKinds() {
 		names = append(names, string(k))
 	}
 	sort.Strings(names)
-	msg := fmt.Sprintf("--kind %q: unknown kind", s)
-	if near := nearestKind(s); near != "" {
-		msg += fmt.Sprintf("; did you mean %q?", near)
-	}
-	return "", usageError{fmt.Errorf("%s (known kinds: %s)", msg, strings.Join(names, ", "))}
+	return strings.Join(names, ", ")
 }
 
 func allKinds() []canon.Kind { return append(canon.Kinds(), canon.MessageKinds()...) }

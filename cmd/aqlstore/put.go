@@ -53,7 +53,7 @@ func (c *putCommand) command() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, a []string) error { return c.run(cmd.Context(), a) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&c.kind, "kind", "", "document kind (default: detect; see `aqlstore put --help`)")
+	f.StringVar(&c.kind, "kind", "", "document `KIND`, one of "+kindList()+" (default: detect from the document)")
 	f.StringVar(&c.owner, "owner", "", "owner tenant DID (default: --as, else public)")
 	f.IntVar(&c.batchDocs, "batch", 1000, "documents per synced commit")
 	f.IntVar(&c.maxErrors, "max-errors", 20, "stop listing bad documents after this many")
@@ -66,8 +66,8 @@ func (c *putCommand) command() *cobra.Command {
 
 func (c *putCommand) run(ctx context.Context, args []string) error {
 	if c.kind != "" {
-		if _, err := canon.ParseKind(c.kind); err != nil {
-			return usageError{err}
+		if _, err := parseKindFlag(c.kind); err != nil {
+			return err
 		}
 	}
 	if c.batchDocs < 1 {
@@ -118,8 +118,8 @@ func (c *putCommand) document(p *store.Parsed, owner string) store.Document {
 func (c *putCommand) spoolStdin(args []string) ([]string, func(), error) {
 	files, err := inputFiles(args)
 	cleanup := func() {}
-	if err != nil {
-		return nil, cleanup, usageError{err}
+	if err != nil { // a missing or unreadable input fails the command (exit 1), as for every command
+		return nil, cleanup, err
 	}
 	for i, f := range files {
 		if f != "-" {
