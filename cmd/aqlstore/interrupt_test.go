@@ -43,13 +43,16 @@ func TestPutInterruptedAfterBatchInFlight(t *testing.T) {
 	defer cancel()
 	out := &cancelOnWrite{cancel: cancel}
 	var errb bytes.Buffer
-	m := &Main{Stdin: strings.NewReader(genOffers(2000)), Stdout: out, Stderr: &errb}
+	m := &Main{Stdin: strings.NewReader(genOffers(2000)), Stdout: out, Stderr: &errb, StderrIsTerminal: true}
 	code := m.Run(ctx, []string{"--dir", dir, "--json", "put", "--batch", "300", "-"})
 	if code != 130 {
 		t.Fatalf("exit %d, want %d; stderr: %s", code, 130, errb.String())
 	}
 	if !strings.Contains(errb.String()+out.buf.String(), "interrupted") {
 		t.Errorf("no \"interrupted\" in the output: stderr %q, stdout %q", errb.String(), out.buf.String())
+	}
+	if strings.Contains(errb.String(), "100%") || !strings.Contains(errb.String(), "storing") {
+		t.Errorf("the bar, shown, should stop where put did, not at 100%%: %q", errb.String())
 	}
 	if strings.Contains(errb.String(), "context canceled") {
 		t.Errorf("stderr says %q, want interrupted", errb.String())
