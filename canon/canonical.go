@@ -92,9 +92,28 @@ func checkOverflow(b []byte, l *Limits) error {
 	if !found {
 		return nil
 	}
-	return &SyntaxError{Line: 1, Column: 1, Pointer: bad, Err: ErrNotCanonicalizable,
+	off := numberOffset(b, bad)
+	line, col := LineColumn(b, off)
+	return &SyntaxError{Offset: off, Line: line, Column: col, Pointer: bad, Err: ErrNotCanonicalizable,
 		Reason: "number outside the IEEE 754 double range has no RFC 8785 form",
 		Fix:    "keep large or exact values in strings"}
+}
+
+// numberOffset returns the byte offset in b of the number at JSON Pointer
+// ptr, 0 when b has no number there.
+func numberOffset(b []byte, ptr string) int64 {
+	dec := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return 0
+		}
+		// A number token's text is its raw bytes; after it, StackPointer
+		// names it.
+		if tok.Kind() == '0' && string(dec.StackPointer()) == ptr {
+			return dec.InputOffset() - int64(len(tok.String()))
+		}
+	}
 }
 
 // walkNumbers calls fn with the pointer and value of every number in v.

@@ -21,11 +21,13 @@ import (
 )
 
 // Exit codes: 0 success; 1 the command failed (bad input, a conflict, a
-// store that does not verify); 2 the command line itself is wrong.
+// store that does not verify); 2 the command line itself is wrong; 130
+// interrupted (Ctrl-C or SIGTERM), after the batch in flight was written.
 const (
-	exitOK    = 0
-	exitFail  = 1
-	exitUsage = 2
+	exitOK          = 0
+	exitFail        = 1
+	exitUsage       = 2
+	exitInterrupted = 130
 )
 
 // Main is the CLI: its streams and the flags every command shares.
@@ -64,8 +66,29 @@ func NewMain() *Main {
 // usageError marks errors in the command line (exit code 2).
 type usageError struct{ error }
 
+// interruptedError says a command stopped because its context was
+// cancelled (Ctrl-C), and what it had done by then (exit code 130).
+type interruptedError struct{ done string }
+
+func (e interruptedError) Error() string {
+	if e.done == "" {
+		return "interrupted"
+	}
+	return "interrupted: " + e.done
+}
+
+// interrupted reports whether err ended a command run under ctx because
+// ctx was cancelled.
+func interrupted(ctx context.Context, err error) bool {
+	var ie interruptedError
+	return errors.As(err, &ie) || (ctx.Err() != nil && errors.Is(err, ctx.Err()))
+}
+
 // Run runs the command line args and returns the process exit code.
 func (m *Main) Run(ctx context.Context, args []string) int {
+	stdout := &countingWriter{w: m.Stdout}
+	m.Stdout = stdout
+	defer func() { m.Stdout = stdout.w }()
 	root := m.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(m.Stdin)
@@ -75,12 +98,102 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(m.Stderr, "aqlstore:", withoutPackagePrefixes(err.Error()))
+	code, kind := exitFail, "failed"
 	var ue usageError
-	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
-		return exitUsage
+	var pe *problemsError
+	switch {
+	case interrupted(ctx, err):
+		var ie interruptedError
+		if !errors.As(err, &ie) {
+			err = interruptedError{}
+		}
+		code, kind = exitInterrupted, "interrupted"
+	case errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command"):
+		code, kind = exitUsage, "usage"
+	case errors.As(err, &pe):
+		kind = pe.code
+	case errors.Is(err, store.ErrNotFound):
+		kind = "not_found"
+	case errors.Is(err, store.ErrNoStore):
+		kind = "no_store"
 	}
-	return exitFail
+	msg := withoutPackagePrefixes(err.Error())
+	if !m.asJSON && !jsonAsked(args) {
+		fmt.Fprintln(m.Stderr, "aqlstore:", msg)
+		return code
+	}
+	// With --json the error is a problem document on stdout, unless the
+	// command printed its own JSON report of the failure (validate,
+	// verify, a refused query's signed error document...).
+	if stdout.n > 0 && pe == nil && code != exitInterrupted {
+		fmt.Fprintln(m.Stderr, "aqlstore:", msg)
+		return code
+	}
+	doc := problemDoc{Error: kind, Message: msg, Problems: []problem{}}
+	if pe != nil && len(pe.problems) > 0 {
+		doc.Problems = pe.problems
+	}
+	if err := m.printJSON(doc); err != nil {
+		fmt.Fprintln(m.Stderr, "aqlstore:", msg)
+	}
+	return code
+}
+
+// problemDoc is how every command reports an error with --json: the
+// shape of the resolver's error document (query.ErrorDocument) and of the
+// server's problems, with the position in an input where there is one.
+type problemDoc struct {
+	Error    string    `json:"error"` // usage, interrupted, not_found, no_store, invalid_document, failed
+	Message  string    `json:"message"`
+	Problems []problem `json:"problems"`
+}
+
+// problem is one fault in a command's input: which document (from 1), the
+// line and column in its source, the JSON Pointer in the document.
+type problem struct {
+	Source   string `json:"source,omitempty"`
+	Document int    `json:"document,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Pointer  string `json:"pointer,omitempty"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+}
+
+// problemsError is a failure with a problem for each fault found.
+type problemsError struct {
+	code     string
+	err      error
+	problems []problem
+}
+
+func (e *problemsError) Error() string { return e.err.Error() }
+func (e *problemsError) Unwrap() error { return e.err }
+
+// jsonAsked reports whether args ask for --json before the command line
+// failed to parse (the flag may not have been read).
+func jsonAsked(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// countingWriter counts what a command writes to stdout.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (m *Main) rootCommand() *cobra.Command {
@@ -143,16 +256,21 @@ func parseKindFlag(s string) (canon.Kind, error) {
 	if k, err := canon.ParseKind(s); err == nil {
 		return k, nil
 	}
+	msg := fmt.Sprintf("--kind %q: unknown kind", s)
+	if near := nearestKind(s); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return "", usageError{fmt.Errorf("%s (known kinds: %s)", msg, kindList())}
+}
+
+// kindList is the kinds --kind takes, sorted, comma-separated.
+func kindList() string {
 	names := make([]string, 0, 16)
 	for _, k := range allKinds() {
 		names = append(names, string(k))
 	}
 	sort.Strings(names)
-	msg := fmt.Sprintf("--kind %q: unknown kind", s)
-	if near := nearestKind(s); near != "" {
-		msg += fmt.Sprintf("; did you mean %q?", near)
-	}
-	return "", usageError{fmt.Errorf("%s (known kinds: %s)", msg, strings.Join(names, ", "))}
+	return strings.Join(names, ", ")
 }
 
 func allKinds() []canon.Kind { return append(canon.Kinds(), canon.MessageKinds()...) }
@@ -221,8 +339,8 @@ func (m *Main) preRun(cmd *cobra.Command, _ []string) error {
 
 // noStoreError says that --dir names no store, and how to make one.
 func noStoreError(dir string) error {
-	return fmt.Errorf("no store at %s: check --dir (or $AQLSTORE_DIR); create one with `aqlstore --dir %s init` "+
-		"or `aqlstore --dir %s put FILE`", dir, dir, dir)
+	return &problemsError{code: "no_store", err: fmt.Errorf("no store at %s: check --dir (or $AQLSTORE_DIR); create one with `aqlstore --dir %s init` "+
+		"or `aqlstore --dir %s put FILE`", dir, dir, dir)}
 }
 
 // open opens the store named by --dir, with its index: read-only for the

@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -26,8 +27,8 @@ func FuzzReadDocs(f *testing.F) {
 		docs, err := readAll(bytes.NewReader(b))
 		checkDocs(t, b, docs, err)
 		for _, r := range []func() ([]rawDoc, error){
-			func() ([]rawDoc, error) { return readAll(iotest.OneByteReader(bytes.NewReader(b))) },
-			func() ([]rawDoc, error) { return readAll(iotest.DataErrReader(bytes.NewReader(b))) },
+			func() ([]rawDoc, error) { return readAll(&chunked{Reader: bytes.NewReader(b), max: 1}) },
+			func() ([]rawDoc, error) { return readAll(&chunked{Reader: bytes.NewReader(b), max: 7, dataErr: true}) },
 		} {
 			again, err2 := r()
 			if !reflect.DeepEqual(again, docs) || errWhere(err2) != errWhere(err) {
@@ -37,9 +38,32 @@ func FuzzReadDocs(f *testing.F) {
 	})
 }
 
+// chunked reads at most max bytes at a time, and with dataErr returns
+// io.EOF with the last bytes (as iotest.DataErrReader); it can still seek
+// and read at an offset, as the files put reads can.
+type chunked struct {
+	*bytes.Reader
+	max     int
+	dataErr bool
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(p) > c.max {
+		p = p[:c.max]
+	}
+	n, err := c.Reader.Read(p)
+	if err == nil && c.dataErr && c.Reader.Len() == 0 {
+		err = io.EOF
+	}
+	return n, err
+}
+
 func readAll(r interface{ Read([]byte) (int, error) }) ([]rawDoc, error) {
 	var docs []rawDoc
 	_, err := readDocs(r, "in", func(d *rawDoc) error {
+		if d.err != nil { // the first bad document ends the read, as it must for a reader that cannot seek
+			return fmt.Errorf("%s:%d: %w", d.source, d.line, d.err)
+		}
 		docs = append(docs, *d)
 		return nil
 	})

@@ -133,5 +133,5 @@ func (m *Main) notFound(err error, t target) error {
 	if t.kind != "" {
 		ls += " --kind " + string(t.kind)
 	}
-	return fmt.Errorf("not found: no %s visible to %s (%s; `%s` lists what %s may read)", t, reader, hint, ls, reader)
+	return fmt.Errorf("%w: no %s visible to %s (%s; `%s` lists what %s may read)", store.ErrNotFound, t, reader, hint, ls, reader)
 }

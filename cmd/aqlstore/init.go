@@ -38,6 +38,9 @@ func (c *initCommand) run(ctx context.Context) error {
 	if err := s.Close(); err != nil {
 		return err
 	}
+	if c.m.asJSON {
+		return c.m.printJSON(map[string]any{"dir": c.m.dir, "ready": true})
+	}
 	fmt.Fprintf(c.m.Stderr, "store ready in %s\n", c.m.dir)
 	return nil
 }

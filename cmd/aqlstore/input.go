@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ type rawDoc struct {
 	line   int    // line on which the document starts
 	index  int    // position in its source, from 0
 	body   []byte
+	err    error // the document is not JSON (a *docSyntaxError); body is nil
 }
 
 // where names the document for error messages: file:line (document N).
@@ -73,42 +75,80 @@ func isDocumentFile(p string) bool {
 // readDocs streams the documents of r to fn: a single JSON document,
 // NDJSON (or any whitespace-separated JSON values), or one top-level JSON
 // array whose elements are the documents. Memory stays bounded by the
-// largest document.
+// largest document. A document that is not JSON reaches fn with err set
+// (a *docSyntaxError); when r can seek, reading resumes at the next
+// document (the line of the fault when the bad document began on an
+// earlier line, else the line after it), so that every bad line of an
+// NDJSON input is reported, not only the first. Inside a top-level array
+// there is no next document to resume at, and reading stops there.
 func readDocs(r io.Reader, source string, fn func(*rawDoc) error) (int, error) {
-	lr := &lineReader{r: r}
-	dec := jsontext.NewDecoder(lr, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	lr := &lineReader{r: r, lastNL: -1}
+	opts := []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+	dec := jsontext.NewDecoder(lr, opts...)
+	base := int64(0) // offset in r of dec's first byte
 	n := 0
 	emit := func(v jsontext.Value) error {
-		start := dec.InputOffset() - int64(len(v))
+		start := base + dec.InputOffset() - int64(len(v))
 		d := &rawDoc{source: source, line: lr.lineAt(start), index: n, body: append([]byte(nil), v...)}
 		lr.forget(start)
 		n++
 		return fn(d)
 	}
+	// bad hands fn the document that failed to decode with err, and
+	// returns where to resume reading, or -1 when reading cannot go on.
+	inArray := false
+	bad := func(prevEnd int64, err error) (int64, error) {
+		se := lr.syntax(base, dec, locate(r, prevEnd, base, err, opts))
+		first := se.off // in an array, the element's start is not kept: the fault's line it is
+		if !inArray {
+			first = lr.firstByte(prevEnd, se.off)
+		}
+		d := &rawDoc{source: source, line: lr.lineAt(first), index: n, err: se}
+		n++
+		if err := fn(d); err != nil {
+			return -1, err
+		}
+		if se.eof {
+			return -1, nil
+		}
+		return lr.resync(first, se.off), nil
+	}
 	if dec.PeekKind() == '[' {
+		inArray = true
 		if _, err := dec.ReadToken(); err != nil {
-			return n, lr.syntax(source, dec, err)
+			_, ferr := bad(0, err)
+			return n, ferr
 		}
 		for dec.PeekKind() != ']' {
 			v, err := dec.ReadValue()
 			if err != nil {
-				return n, lr.syntax(source, dec, err)
+				_, ferr := bad(0, err)
+				return n, ferr
 			}
 			if err := emit(v); err != nil {
 				return n, err
 			}
 		}
 		if _, err := dec.ReadToken(); err != nil {
-			return n, lr.syntax(source, dec, err)
+			_, ferr := bad(0, err)
+			return n, ferr
 		}
+		inArray = false
 	}
 	for {
+		prevEnd := base + dec.InputOffset()
 		v, err := dec.ReadValue()
 		if err == io.EOF {
 			return n, nil
 		}
 		if err != nil {
-			return n, lr.syntax(source, dec, err)
+			next, ferr := bad(prevEnd, err)
+			if ferr != nil || next < 0 {
+				return n, ferr
+			}
+			base = next
+			dec.Reset(lr, opts...)
+			continue
 		}
 		if err := emit(v); err != nil {
 			return n, err
@@ -116,18 +156,133 @@ func readDocs(r io.Reader, source string, fn func(*rawDoc) error) (int, error) {
 	}
 }
 
-// syntax turns a decoder error into file:line: reason.
-func (l *lineReader) syntax(source string, dec *jsontext.Decoder, err error) error {
-	off := dec.InputOffset()
+// firstByte returns the offset of the first byte of the bad document
+// that failed at off, the first one not blank after prevEnd; off when the
+// input cannot seek.
+func (l *lineReader) firstByte(prevEnd, off int64) int64 {
+	sk, ok := l.r.(io.Seeker)
+	if !ok {
+		return off
+	}
+	first, err := l.scan(sk, prevEnd, func(b byte) bool { return b != ' ' && b != '\t' && b != '\r' && b != '\n' })
+	if err != nil || first > off {
+		return off
+	}
+	return first
+}
+
+// resync moves the reader to the start of the document after a bad one
+// that began at first and failed at off: the start of the fault's line
+// when the bad document began on an earlier line (the fault is then
+// likely the next document, as in `{"a":1,` followed by a whole line),
+// else the line after the fault. It returns that offset, or -1 when the
+// input cannot seek or ends first.
+func (l *lineReader) resync(first, off int64) int64 {
+	sk, ok := l.r.(io.Seeker)
+	if !ok {
+		return -1
+	}
+	var at int64
+	if i := sort.Search(len(l.newlines), func(i int) bool { return l.newlines[i] >= off }); i > 0 && l.newlines[i-1] > first {
+		at = l.newlines[i-1] + 1
+	} else {
+		nl, err := l.scan(sk, off, func(b byte) bool { return b == '\n' })
+		if err != nil {
+			return -1
+		}
+		at = nl + 1
+	}
+	if _, err := sk.Seek(at, io.SeekStart); err != nil {
+		return -1
+	}
+	i := sort.Search(len(l.newlines), func(i int) bool { return l.newlines[i] >= at })
+	l.newlines = l.newlines[:i]
+	l.off = at
+	return at
+}
+
+// scan returns the offset of the first byte at or after from for which
+// stop is true, reading l.r directly (resync seeks it afterwards). It
+// counts the newlines it passes that the decoder has not read yet.
+func (l *lineReader) scan(sk io.Seeker, from int64, stop func(byte) bool) (int64, error) {
+	if _, err := sk.Seek(from, io.SeekStart); err != nil {
+		return 0, err
+	}
+	br := bufio.NewReader(l.r)
+	for off := from; ; off++ {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if b == '\n' && off >= l.off {
+			l.newlines = append(l.newlines, off)
+			l.off = off + 1
+		}
+		if stop(b) {
+			return off, nil
+		}
+	}
+}
+
+// locate reads the bad value after prevEnd again, token by token, when r
+// allows it: a decoder reading a whole value reports where the value
+// began, a token at a time it reports the byte at fault and the JSON
+// Pointer of the member. The error it returns has offsets relative to
+// base, as the caller's decoder's have; err when it finds nothing better.
+func locate(r io.Reader, prevEnd, base int64, err error, opts []jsontext.Options) error {
+	ra, ok := r.(io.ReaderAt)
+	if !ok {
+		return err
+	}
+	dec := jsontext.NewDecoder(io.NewSectionReader(ra, prevEnd, 1<<62), opts...)
+	for {
+		if _, terr := dec.ReadToken(); terr != nil {
+			var se *jsontext.SyntacticError
+			if !errors.As(terr, &se) {
+				return err
+			}
+			return &jsontext.SyntacticError{ByteOffset: prevEnd - base + se.ByteOffset, JSONPointer: se.JSONPointer, Err: se.Err}
+		}
+		if dec.StackDepth() == 0 && prevEnd > 0 {
+			return err // a whole value: the fault is not in it
+		}
+	}
+}
+
+// docSyntaxError is a document that is not JSON: where (line and column
+// in its source, JSON Pointer within the document) and why.
+type docSyntaxError struct {
+	Line, Column int
+	Pointer      string
+	Err          error
+	off          int64 // offset of the fault in the source
+	eof          bool  // the input ended inside the document
+}
+
+func (e *docSyntaxError) Error() string {
+	at := fmt.Sprintf("line %d, column %d", e.Line, e.Column)
+	if e.Pointer != "" {
+		at += ", at " + e.Pointer
+	}
+	return fmt.Sprintf("invalid JSON at %s: %v (each document must be one JSON value; in NDJSON, one per line)", at, e.Err)
+}
+
+// syntax turns a decoder error into where it is in the source.
+func (l *lineReader) syntax(base int64, dec *jsontext.Decoder, err error) *docSyntaxError {
+	off := base + dec.InputOffset()
+	ptr := ""
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
-		off = se.ByteOffset
+		off = base + se.ByteOffset
+		ptr = string(se.JSONPointer)
 		err = se.Err
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	eof := errors.Is(err, io.ErrUnexpectedEOF)
+	if eof {
 		err = errors.New("unexpected end of input (truncated document or unclosed bracket)")
 	}
-	return fmt.Errorf("%s:%d: invalid JSON: %v", source, l.lineAt(off), err)
+	line, col := l.lineColumnAt(off)
+	return &docSyntaxError{Line: line, Column: col, Pointer: ptr, Err: err, off: off, eof: eof}
 }
 
 // lineReader counts lines as a decoder reads, remembering only the
@@ -137,6 +292,7 @@ type lineReader struct {
 	off      int64   // bytes read so far
 	newlines []int64 // offsets of '\n' at or after the forget mark
 	base     int     // newlines before newlines[0]
+	lastNL   int64   // offset of the last newline before newlines[0], -1 for none
 }
 
 func (l *lineReader) Read(p []byte) (int, error) {
@@ -156,9 +312,22 @@ func (l *lineReader) lineAt(off int64) int {
 	return l.base + i + 1
 }
 
+// lineColumnAt returns the 1-based line and column (in bytes) of off.
+func (l *lineReader) lineColumnAt(off int64) (int, int) {
+	i := sort.Search(len(l.newlines), func(i int) bool { return l.newlines[i] >= off })
+	prev := l.lastNL
+	if i > 0 {
+		prev = l.newlines[i-1]
+	}
+	return l.base + i + 1, int(off - prev)
+}
+
 // forget drops the newlines before off; later lookups are at or after it.
 func (l *lineReader) forget(off int64) {
 	i := sort.Search(len(l.newlines), func(i int) bool { return l.newlines[i] >= off })
+	if i > 0 {
+		l.lastNL = l.newlines[i-1]
+	}
 	l.base += i
 	l.newlines = append(l.newlines[:0], l.newlines[i:]...)
 }

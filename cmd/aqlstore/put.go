@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -52,7 +53,7 @@ func (c *putCommand) command() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, a []string) error { return c.run(cmd.Context(), a) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&c.kind, "kind", "", "document kind (default: detect; see `aqlstore put --help`)")
+	f.StringVar(&c.kind, "kind", "", "document `KIND`, one of "+kindList()+" (default: detect from the document)")
 	f.StringVar(&c.owner, "owner", "", "owner tenant DID (default: --as, else public)")
 	f.IntVar(&c.batchDocs, "batch", 1000, "documents per synced commit")
 	f.IntVar(&c.maxErrors, "max-errors", 20, "stop listing bad documents after this many")
@@ -65,8 +66,8 @@ func (c *putCommand) command() *cobra.Command {
 
 func (c *putCommand) run(ctx context.Context, args []string) error {
 	if c.kind != "" {
-		if _, err := canon.ParseKind(c.kind); err != nil {
-			return usageError{err}
+		if _, err := parseKindFlag(c.kind); err != nil {
+			return err
 		}
 	}
 	if c.batchDocs < 1 {
@@ -117,8 +118,8 @@ func (c *putCommand) document(p *store.Parsed, owner string) store.Document {
 func (c *putCommand) spoolStdin(args []string) ([]string, func(), error) {
 	files, err := inputFiles(args)
 	cleanup := func() {}
-	if err != nil {
-		return nil, cleanup, usageError{err}
+	if err != nil { // a missing or unreadable input fails the command (exit 1), as for every command
+		return nil, cleanup, err
 	}
 	for i, f := range files {
 		if f != "-" {
@@ -203,10 +204,18 @@ func pairlFile(file string) ([]byte, bool, error) {
 func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, owner string) (int, error) {
 	seen := map[[16]byte]canon.ContentID{} // (kind, owner, natural key) → content id
 	bad, total, kept := 0, 0, 0
+	bar := c.progress(-1, "checking")
+	var problems []problem
 	report := func(d *rawDoc, err error) {
 		bad++
-		if bad <= c.maxErrors {
-			fmt.Fprintf(c.m.Stderr, "%s: %v\n", d.where(), lineOf(d, err))
+		if bad > c.maxErrors {
+			return
+		}
+		err = lineOf(d, err)
+		problems = append(problems, docProblem(d, err))
+		if !c.m.asJSON {
+			c.barLine(bar)
+			fmt.Fprintf(c.m.Stderr, "%s: %s\n", d.where(), withoutPackagePrefixes(err.Error()))
 		}
 	}
 	// A dry run checks each document against the store and the documents
@@ -216,7 +225,15 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 	defer dry.Close()
 	c.parsed = []parsedDoc{}
 	err := c.eachDoc(files, func(d *rawDoc) error {
+		if ctx.Err() != nil {
+			return interruptedError{"nothing was stored"}
+		}
 		total++
+		_ = bar.Add(1)
+		if d.err != nil {
+			report(d, d.err)
+			return nil
+		}
 		p, err := c.parse(s, d)
 		if err != nil {
 			report(d, err)
@@ -235,13 +252,45 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 		}
 		return nil
 	})
+	_ = bar.Finish()
+	c.barLine(bar)
 	if err != nil {
 		return total, err
 	}
+	more := ""
+	if bad > c.maxErrors {
+		more = fmt.Sprintf("… and %d more bad documents (--max-errors %d lists more)", bad-c.maxErrors, c.maxErrors)
+		if !c.m.asJSON {
+			fmt.Fprintln(c.m.Stderr, more)
+			more = ""
+		} else { // the problems list stops at --max-errors: the message counts the rest
+			more = "; " + strings.TrimPrefix(more, "… ")
+		}
+	}
 	if bad > 0 {
-		return total, fmt.Errorf("%d of %d documents rejected; nothing was stored (fix them and run put again)", bad, total)
+		return total, &problemsError{code: "invalid_document", problems: problems,
+			err: fmt.Errorf("%d of %d documents rejected%s; nothing was stored (fix them and run put again)", bad, total, more)}
 	}
 	return total, nil
+}
+
+// docProblem is err, the fault of document d, as a problem: its number,
+// line, column and pointer where err has them.
+func docProblem(d *rawDoc, err error) problem {
+	p := problem{Source: d.source, Document: d.index + 1, Line: d.line, Code: "invalid_document",
+		Message: withoutPackagePrefixes(err.Error())}
+	var dse *docSyntaxError
+	var cse *canon.SyntaxError
+	var ce *store.ConflictError
+	switch {
+	case errors.As(err, &dse):
+		p.Line, p.Column, p.Pointer, p.Code = dse.Line, dse.Column, dse.Pointer, "invalid_json"
+	case errors.As(err, &cse):
+		p.Line, p.Column, p.Pointer, p.Code = cse.Line, cse.Column, cse.Pointer, "invalid_json"
+	case errors.As(err, &ce):
+		p.Code = "conflict"
+	}
+	return p
 }
 
 // warnRounded says which numbers of d are stored rounded to the nearest
@@ -282,15 +331,17 @@ func checkSeen(seen map[[16]byte]canon.ContentID, p *canon.Document, owner strin
 }
 
 // store commits the checked documents in batches, with a progress bar
-// when stderr is a terminal.
+// when stderr is a terminal. Cancelling ctx (Ctrl-C) stops it between
+// batches: the batch in flight is written whole, none after it.
 func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, owner string, total int) error {
-	bar := c.progress(total)
+	bar := c.progress(total, "storing")
 	start := time.Now()
 	var batch []store.Document
 	var where []*rawDoc
 	stored, created := 0, 0
+	stop := interruptedError{}
 	flush := func() error {
-		refs, err := s.PutBatch(ctx, batch)
+		refs, err := s.PutBatch(context.WithoutCancel(ctx), batch)
 		if err != nil {
 			if be, ok := err.(*store.BatchError); ok {
 				err = fmt.Errorf("%s: %w", where[be.Index].where(), be.Err)
@@ -303,11 +354,17 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 				created++
 			}
 		}
+		if r := rate(stored, time.Since(start)); r != "" {
+			bar.Describe("storing (" + r + ")")
+		}
 		_ = bar.Add(len(refs))
 		batch, where = batch[:0], where[:0]
 		return c.printRefs(refs)
 	}
 	add := func(d *rawDoc, p *store.Parsed) error {
+		if ctx.Err() != nil {
+			return stop
+		}
 		batch = append(batch, c.document(p, owner))
 		where = append(where, d)
 		if len(batch) >= c.batchDocs {
@@ -324,6 +381,9 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 		}
 	} else {
 		err = c.eachDoc(files, func(d *rawDoc) error {
+			if d.err != nil { // the check passed it: the file changed since
+				return fmt.Errorf("%s: %w", d.where(), d.err)
+			}
 			p, err := c.parse(s, d)
 			if err != nil {
 				return fmt.Errorf("%s: %w", d.where(), lineOf(d, err))
@@ -334,23 +394,63 @@ func (c *putCommand) store(ctx context.Context, s *store.Store, files []string, 
 	if err == nil && len(batch) > 0 {
 		err = flush()
 	}
+	if err == stop {
+		_ = bar.Exit() // keep the bar where it stopped, not at 100%
+		if c.m.StderrIsTerminal {
+			fmt.Fprintln(c.m.Stderr)
+		}
+		return interruptedError{fmt.Sprintf("%d of %d documents stored, in whole batches of %d; "+
+			"put is idempotent: run it again to store the rest", stored, total, c.batchDocs)}
+	}
 	_ = bar.Finish()
+	c.barLine(bar)
 	if err != nil {
 		return err
 	}
 	el := time.Since(start)
-	fmt.Fprintf(c.m.Stderr, "stored %d documents in %s (%.0f docs/s): %d new, %d already stored\n",
-		stored, el.Round(time.Millisecond), float64(stored)/el.Seconds(), created, stored-created)
+	r := rate(stored, el)
+	if r != "" {
+		r = " (" + r + ")"
+	}
+	fmt.Fprintf(c.m.Stderr, "stored %d documents in %s%s: %d new, %d already stored\n",
+		stored, el.Round(time.Millisecond), r, created, stored-created)
 	return nil
 }
 
-func (c *putCommand) progress(total int) *progressbar.ProgressBar {
+// rate is "N docs/s" for n documents in el, or "" while el is too short
+// (under 100ms) or n too small (under 10) for the rate to mean anything:
+// one batch stored in microseconds is no rate.
+func rate(n int, el time.Duration) string {
+	if n < 10 || el < 100*time.Millisecond {
+		return ""
+	}
+	return fmt.Sprintf("%.0f docs/s", float64(n)/el.Seconds())
+}
+
+// progress is a bar on a terminal for total documents (-1: not known in
+// advance), silent elsewhere. It shows the count; the rate is put in its
+// description by the caller once rate has one.
+func (c *putCommand) progress(total int, what string) *progressbar.ProgressBar {
 	if !c.m.StderrIsTerminal {
 		return progressbar.DefaultSilent(int64(total))
 	}
 	return progressbar.NewOptions(total, progressbar.OptionSetWriter(c.m.Stderr),
-		progressbar.OptionSetDescription("storing"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
+		progressbar.OptionSetDescription(what), progressbar.OptionShowCount(),
 		progressbar.OptionSetItsString("docs"), progressbar.OptionThrottle(100*time.Millisecond))
+}
+
+// barLine makes what is printed next start a line of its own on a
+// terminal: after a finished bar, a newline keeps the bar shown above it;
+// during one, the bar is cleared and drawn again at its next step.
+func (c *putCommand) barLine(bar *progressbar.ProgressBar) {
+	if !c.m.StderrIsTerminal {
+		return
+	}
+	if bar.IsFinished() {
+		fmt.Fprintln(c.m.Stderr)
+		return
+	}
+	_ = bar.Clear()
 }
 
 func (c *putCommand) printRefs(refs []store.Ref) error {

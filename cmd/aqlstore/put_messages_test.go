@@ -89,9 +89,9 @@ func TestPutMessageErrors(t *testing.T) {
 		t.Fatalf("bad input: %d %s", code, errs)
 	}
 	for _, want := range []string{
-		"in.ndjson:2 (document 2): store: REPLAY_DETECTED: aidp-ie envelope_id \"env-err\" (at /payload/envelope_id)",
-		"in.ndjson:3 (document 3): store: aidp-ob \"env-none\" at /payload/envelope_id",
-		"bad.pairl:1 (document 1): pairl: line 4:",
+		"in.ndjson:2 (document 2): REPLAY_DETECTED: aidp-ie envelope_id \"env-err\" (at /payload/envelope_id)",
+		"in.ndjson:3 (document 3): aidp-ob \"env-none\" at /payload/envelope_id",
+		"bad.pairl:1 (document 1): line 4:",
 	} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("missing %q in:\n%s", want, errs)

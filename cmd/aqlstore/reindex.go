@@ -38,7 +38,11 @@ func (c *reindexCommand) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reindex %s: %w", c.m.dir, err)
 	}
-	fmt.Fprintf(c.m.Stderr, "reindexed %s in %s\n", c.m.dir, time.Since(start).Round(time.Millisecond))
+	el := time.Since(start)
+	if c.m.asJSON {
+		return c.m.printJSON(map[string]any{"dir": c.m.dir, "reindexed": true, "seconds": el.Seconds()})
+	}
+	fmt.Fprintf(c.m.Stderr, "reindexed %s in %s\n", c.m.dir, el.Round(time.Millisecond))
 	return nil
 }
 

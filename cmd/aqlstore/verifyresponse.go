@@ -53,6 +53,9 @@ func (c *verifyResponseCommand) run(_ context.Context, file string) error {
 	if err := sign.Verify(doc, pub); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
+	if c.m.asJSON {
+		return c.m.printJSON(map[string]any{"ok": true, "resolver_did": did})
+	}
 	fmt.Fprintf(c.m.Stdout, "ok: signed by %s\n", did)
 	return nil
 }
