@@ -143,13 +143,17 @@ func splitDocuments(body []byte, ndjson bool, kind canon.Kind, owner string, max
 func putProblem(err error, batch bool) problem {
 	where := ""
 	var be *store.BatchError
-	if errors.As(err, &be) && batch {
-		where = fmt.Sprintf("document %d (line %d of the non-blank lines): ", be.Index+1, be.Index+1)
+	if errors.As(err, &be) {
+		if batch {
+			where = fmt.Sprintf("document %d (line %d of the non-blank lines): ", be.Index+1, be.Index+1)
+		}
+		err = be.Err // the document is named once, above
 	}
+	err = plainError{err}
 	var ce *store.ConflictError
 	switch {
 	case errors.As(err, &ce):
-		return conflict(where + ce.Error())
+		return conflict(where + canon.WithoutPackagePrefixes(ce.Error()))
 	case errors.Is(err, canon.ErrSyntax), errors.Is(err, canon.ErrInvalidDocument), errors.Is(err, canon.ErrLimit),
 		errors.Is(err, canon.ErrDuplicateName), errors.Is(err, canon.ErrNotCanonicalizable), errors.Is(err, canon.ErrInvalidUTF8),
 		errors.Is(err, canon.ErrUnknownKind), errors.Is(err, store.ErrInvalid):
@@ -189,3 +193,11 @@ func refsDoc(refs []store.Ref) []any {
 	}
 	return out
 }
+
+// plainError reads as its error without the library packages' prefixes
+// (canon.WithoutPackagePrefixes) and unwraps to it, so the checks above
+// still see every sentinel.
+type plainError struct{ err error }
+
+func (e plainError) Error() string { return canon.WithoutPackagePrefixes(e.err.Error()) }
+func (e plainError) Unwrap() error { return e.err }

@@ -24,5 +24,10 @@ func TestPutNumbersDocumentsFromOne(t *testing.T) {
 		if status != c.status || !strings.Contains(detail, c.want) {
 			t.Errorf("put %q: %d %q, want %d naming %q", c.body, status, detail, c.status, strings.TrimSpace(c.want))
 		}
+		// The document is named once, and no library package prefix
+		// reaches the caller.
+		if strings.Contains(detail, ": document ") || strings.Contains(detail, "canon:") || strings.Contains(detail, "store:") {
+			t.Errorf("put %q: detail %q names the document more than once or carries a package prefix", c.body, detail)
+		}
 	}
 }

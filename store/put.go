@@ -46,7 +46,8 @@ type BatchError struct {
 	Err   error
 }
 
-func (e *BatchError) Error() string { return fmt.Sprintf("document %d: %v", e.Index, e.Err) }
+// Error names the document as a person counts, from 1.
+func (e *BatchError) Error() string { return fmt.Sprintf("document %d: %v", e.Index+1, e.Err) }
 func (e *BatchError) Unwrap() error { return e.Err }
 
 // PutBatch stores docs in one atomic, durable commit: all of them or, on

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -233,22 +232,8 @@ func (m *Main) rootCommand() *cobra.Command {
 	return root
 }
 
-// packagePrefix is a library package's prefix at the start of an error
-// message or of one wrapped in it ("open x: store: not found"). The
-// libraries keep them for embedders' logs; a person at the CLI needs the
-// message, not which package made it.
-var packagePrefix = regexp.MustCompile(`(^|: )(?:canon|store|index|query|aql|eval|sign|pairl|aidp|execintent|aqlstore): `)
-
-// withoutPackagePrefixes removes every packagePrefix from msg.
-func withoutPackagePrefixes(msg string) string {
-	for {
-		out := packagePrefix.ReplaceAllString(msg, "$1")
-		if out == msg {
-			return out
-		}
-		msg = out
-	}
-}
+// withoutPackagePrefixes is the message a person reads (see canon).
+func withoutPackagePrefixes(msg string) string { return canon.WithoutPackagePrefixes(msg) }
 
 // parseKindFlag reads a --kind value; an unknown kind is a usage error
 // listing the kinds, with the closest one when a typo is likely.
