@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
-	"strconv"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -65,10 +64,19 @@ func appendMemberSeg(p, key []byte) []byte {
 	return append(p, name...)
 }
 
+// number's range key is the exact decimal key of its canonical text: a
+// JSON number denotes the IEEE double it rounds to, whose shortest text
+// RFC 8785 stores, so the key is the value the evaluator compares.
 func (x *extractor) number(v []byte, p []byte) {
 	x.emit(p, famEq, append(append(x.buf[:0], typeNumber), v...))
-	if f, err := strconv.ParseFloat(string(v), 64); err == nil {
-		x.emit(p, famRange, appendSortableFloat(append(x.buf[:0], typeNumber), f))
+	x.decimal(p, string(v))
+}
+
+// decimal emits the range posting of a number's or decimal string's text.
+func (x *extractor) decimal(p []byte, text string) {
+	if k, err := AppendNumberKey(append(x.buf[:0], typeNumber), text); err == nil {
+		x.buf = k
+		x.emit(p, famRange, k)
 	}
 }
 
@@ -85,10 +93,8 @@ func (x *extractor) str(q []byte, p []byte) {
 	}
 	ranged := false
 	if canon.IsDecimal(s) {
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			x.emit(p, famRange, appendSortableFloat(append(x.buf[:0], typeNumber), f))
-			ranged = true
-		}
+		x.decimal(p, s)
+		ranged = true
 	} else if t, ok := canon.ParseInstantFull(s); ok {
 		x.emit(p, famRange, appendSortableInstant(append(x.buf[:0], typeInst), t))
 		ranged = true

@@ -2,7 +2,6 @@ package index
 
 import (
 	"encoding/binary"
-	"math"
 	"strconv"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -21,9 +20,12 @@ import (
 //	                                              type s string (≤ maxEqString bytes), n number
 //	                                              (canonical text), t true, f false, z null
 //	'r'     X r id type sortable                  bitmap: range postings, one per value
-//	                                              type n number or decimal string (float64
-//	                                              order), i RFC 3339 instant (seconds, then
-//	                                              every fraction digit)
+//	                                              type n number or decimal string (exact
+//	                                              decimal key, AppendDecimalKey: a number by
+//	                                              its canonical text, a decimal string by
+//	                                              every digit; equal values share a key),
+//	                                              i RFC 3339 instant (seconds, then every
+//	                                              fraction digit)
 //	'g'     X g id trigram                        bitmap: strings there containing the trigram
 //	                                              (text paths only, Config)
 //	'h'     X h id string                         bitmap: strings there shorter than a trigram
@@ -71,20 +73,6 @@ func appendFamily(dst []byte, fam byte) []byte { return append(dst, store.IndexP
 
 func appendPathKey(dst []byte, fam byte, id uint32) []byte {
 	return binary.BigEndian.AppendUint32(appendFamily(dst, fam), id)
-}
-
-// appendSortableFloat appends f so that byte order is numeric order.
-func appendSortableFloat(dst []byte, f float64) []byte {
-	bits := math.Float64bits(f)
-	if f < 0 || (f == 0 && math.Signbit(f)) {
-		bits = ^bits
-	} else {
-		bits |= 1 << 63
-	}
-	if f == 0 {
-		bits = 1 << 63 // -0 and 0 are one value
-	}
-	return binary.BigEndian.AppendUint64(dst, bits)
 }
 
 // appendSortableInstant appends t as offset-binary seconds, then every

@@ -210,13 +210,46 @@ func sameNumber(a, b string) bool {
 	return err1 == nil && err2 == nil && x.Cmp(y) == 0
 }
 
-// NumberRange returns the documents with a number or decimal string in
-// [lo, hi] at one of the paths (float64 order: callers treat it as lossy
-// at the bounds). Use ±Inf for open ends.
-func (ix *Index) NumberRange(ids []uint32, lo, hi float64) (*roaring.Bitmap, error) {
-	end := append(appendSortableFloat(nil, hi), 0xff) // fixed-size keys: hi inclusive
-	return ix.rangeScan(ids, typeNumber, appendSortableFloat(nil, lo), end)
+// NumberBounds bound a NumberRange. A nil end is open-ended; OpenLo and
+// OpenHi leave the bound itself out (gt, lt), else it is in.
+type NumberBounds struct {
+	Lo, Hi         *apd.Decimal
+	OpenLo, OpenHi bool
 }
+
+// NumberRange returns the documents with a number or decimal string
+// within b at one of the paths. Both are keyed by their exact decimal
+// value (AppendDecimalKey), so the answer is exact: "100.00" and 100 are
+// one key, and 0.1 is not 0.1000000000000000055. The bounds must be
+// finite.
+func (ix *Index) NumberRange(ids []uint32, b NumberBounds) (*roaring.Bitmap, error) {
+	var lo []byte
+	if b.Lo != nil {
+		k, err := AppendDecimalKey(nil, b.Lo)
+		if err != nil {
+			return nil, err
+		}
+		if lo = k; b.OpenLo {
+			lo = decimalKeyAfter(lo)
+		}
+	}
+	end := []byte{0xff} // above every decimal key's class byte
+	if b.Hi != nil {
+		k, err := AppendDecimalKey(nil, b.Hi)
+		if err != nil {
+			return nil, err
+		}
+		if end = k; !b.OpenHi {
+			end = decimalKeyAfter(end)
+		}
+	}
+	return ix.rangeScan(ids, typeNumber, lo, end)
+}
+
+// decimalKeyAfter turns the decimal key k into the smallest byte string
+// above it: decimal keys are prefix-free, so every key that sorts after k
+// differs from it within k's length and sorts after k+"\x00" too.
+func decimalKeyAfter(k []byte) []byte { return append(k, 0) }
 
 // InstantBounds bound an InstantRange. A nil end is open-ended; OpenLo
 // and OpenHi leave the bound itself out (after, before), else it is in.
