@@ -76,8 +76,15 @@ func (x *extractor) number(v []byte, p []byte) {
 func (x *extractor) decimal(p []byte, text string) {
 	if k, err := AppendNumberKey(append(x.buf[:0], typeNumber), text); err == nil {
 		x.buf = k
-		x.emit(p, famRange, k)
+		x.ranged(p, k)
 	}
+}
+
+// ranged emits the range posting of the key k (type, then sortable
+// value) and the posting of its bucket.
+func (x *extractor) ranged(p []byte, k []byte) {
+	x.emit(p, famRange, k)
+	x.emit(p, famBucket, k[:1+len(rangeBucket(k[0], k[1:]))])
 }
 
 // str emits the equality posting (or marks the string long), range
@@ -96,7 +103,8 @@ func (x *extractor) str(q []byte, p []byte) {
 		x.decimal(p, s)
 		ranged = true
 	} else if t, ok := canon.ParseInstantFull(s); ok {
-		x.emit(p, famRange, appendSortableInstant(append(x.buf[:0], typeInst), t))
+		x.buf = appendSortableInstant(append(x.buf[:0], typeInst), t)
+		x.ranged(p, x.buf)
 		ranged = true
 	}
 	if len(s) > maxEqString {

@@ -26,6 +26,10 @@ import (
 //	                                              every digit; equal values share a key),
 //	                                              i RFC 3339 instant (seconds, then every
 //	                                              fraction digit)
+//	'b'     X b id type bucket                    bitmap: the OR of the 'r' postings whose
+//	                                              sortable value starts with bucket
+//	                                              (rangeBucket), so a range ORs one bitmap
+//	                                              per bucket it covers whole
 //	'g'     X g id trigram                        bitmap: strings there containing the trigram
 //	                                              (text paths only, Config)
 //	'h'     X h id string                         bitmap: strings there shorter than a trigram
@@ -49,6 +53,7 @@ const (
 	famExists  = 'e'
 	famEq      = 'q'
 	famRange   = 'r'
+	famBucket  = 'b'
 	famGram    = 'g'
 	famShort   = 'h'
 	famLong    = 'l'
@@ -73,6 +78,26 @@ func appendFamily(dst []byte, fam byte) []byte { return append(dst, store.IndexP
 
 func appendPathKey(dst []byte, fam byte, id uint32) []byte {
 	return binary.BigEndian.AppendUint32(appendFamily(dst, fam), id)
+}
+
+// Range buckets. A bucket is a prefix of sortable values: for decimals
+// the class, exponent and first two significant digits (a bucket holds
+// the values of one magnitude that agree to two digits, at most 90 per
+// decade and sign; zero is a bucket alone), for instants the top six bytes
+// of the seconds (2^16 s, about 18 hours).
+const (
+	decimalBucketLen = 1 + 8 + 1
+	instantBucketLen = 6
+)
+
+// rangeBucket returns the bucket of the sortable value v of type typ: a
+// prefix of v.
+func rangeBucket(typ byte, v []byte) []byte {
+	n := instantBucketLen
+	if typ == typeNumber {
+		n = decimalBucketLen
+	}
+	return v[:min(n, len(v))]
 }
 
 // appendSortableInstant appends t as offset-binary seconds, then every

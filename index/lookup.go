@@ -278,14 +278,26 @@ func (ix *Index) InstantRange(ids []uint32, b InstantBounds) (*roaring.Bitmap, e
 }
 
 // rangeScan ORs the range postings of type typ at the paths ids from the
-// key suffix lo (inclusive) up to end (exclusive).
+// key suffix lo (inclusive) up to end (exclusive). A bucket (rangeBucket)
+// that lies wholly inside the range contributes its one bitmap; only the
+// buckets at the ends, which the range cuts, are read value by value. So
+// a range costs about the number of buckets it spans plus the values of
+// two buckets, whatever the number of distinct values in it.
 func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte) (*roaring.Bitmap, error) {
 	out := roaring.New()
+	var partial [][]byte // buckets the range cuts, read after the scan
 	for _, id := range ids {
-		prefix := append(appendPathKey(nil, famRange, id), typ)
-		start := append(append([]byte(nil), prefix...), lo...)
-		end := append(append([]byte(nil), prefix...), end...)
-		err := ix.r.Scan(start, end, func(_, value []byte) error {
+		prefix := append(appendPathKey(nil, famBucket, id), typ)
+		start := append(append([]byte(nil), prefix...), rangeBucket(typ, lo)...)
+		stop := append(append([]byte(nil), prefix...), end...)
+		partial = partial[:0]
+		err := ix.r.Scan(start, stop, func(key, value []byte) error {
+			b := key[len(prefix):]
+			after := prefixEnd(b)
+			if after == nil || bytes.Compare(b, lo) < 0 || bytes.Compare(after, end) > 0 {
+				partial = append(partial, append([]byte(nil), b...))
+				return nil
+			}
 			bm, err := decodePosting(value)
 			out.Or(bm)
 			return err
@@ -293,8 +305,46 @@ func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte) (*roaring.Bit
 		if err != nil {
 			return nil, err
 		}
+		for _, b := range partial {
+			from, to := lo, end
+			if bytes.Compare(b, from) > 0 {
+				from = b
+			}
+			if after := prefixEnd(b); after != nil && bytes.Compare(after, to) < 0 {
+				to = after
+			}
+			if err := ix.valueScan(out, id, typ, from, to); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
+}
+
+// valueScan ORs into out the range postings of type typ at path id from
+// the key suffix lo (inclusive) up to end (exclusive), one per value.
+func (ix *Index) valueScan(out *roaring.Bitmap, id uint32, typ byte, lo, end []byte) error {
+	prefix := append(appendPathKey(nil, famRange, id), typ)
+	start := append(append([]byte(nil), prefix...), lo...)
+	stop := append(append([]byte(nil), prefix...), end...)
+	return ix.r.Scan(start, stop, func(_, value []byte) error {
+		bm, err := decodePosting(value)
+		out.Or(bm)
+		return err
+	})
+}
+
+// prefixEnd returns the smallest byte string above every string that
+// starts with b, or nil when there is none (b is all 0xff).
+func prefixEnd(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	for i := len(out) - 1; i >= 0; i-- {
+		if out[i] != 0xff {
+			out[i]++
+			return out[:i+1]
+		}
+	}
+	return nil
 }
 
 // Grams returns a superset of the documents with a string containing
