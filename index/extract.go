@@ -11,10 +11,11 @@ import (
 // extract walks canonical bytes (RFC 8785: no whitespace, validated) and
 // calls emit for each; it builds no tree.
 type extractor struct {
-	emit func(p []byte, fam byte, value []byte) // p is valid for the call only
-	text func(p []byte) bool                    // whether strings at p get trigrams; nil: nowhere
-	path []byte                                 // the encoded Path being walked
-	buf  []byte
+	emit   func(p []byte, fam byte, value []byte) // p is valid for the call only
+	text   func(p []byte) bool                    // whether strings at p get trigrams; nil: nowhere
+	path   []byte                                 // the encoded Path being walked
+	buf    []byte
+	bucket []byte
 }
 
 // walk visits the value v at the path in x.path, which it extends and
@@ -81,10 +82,13 @@ func (x *extractor) decimal(p []byte, text string) {
 }
 
 // ranged emits the range posting of the key k (type, then sortable
-// value) and the posting of its bucket.
+// value) and the postings of its buckets.
 func (x *extractor) ranged(p []byte, k []byte) {
 	x.emit(p, famRange, k)
-	x.emit(p, famBucket, k[:1+len(rangeBucket(k[0], k[1:]))])
+	for level, n := range bucketLevels(k[0]) {
+		x.bucket = append(append(append(x.bucket[:0], k[0]), byte(level)), rangeBucket(n, k[1:])...)
+		x.emit(p, famBucket, x.bucket)
+	}
 }
 
 // str emits the equality posting (or marks the string long), range

@@ -26,10 +26,10 @@ import (
 //	                                              every digit; equal values share a key),
 //	                                              i RFC 3339 instant (seconds, then every
 //	                                              fraction digit)
-//	'b'     X b id type bucket                    bitmap: the OR of the 'r' postings whose
-//	                                              sortable value starts with bucket
-//	                                              (rangeBucket), so a range ORs one bitmap
-//	                                              per bucket it covers whole
+//	'b'     X b id type level bucket              bitmap: the OR of the 'r' postings whose
+//	                                              sortable value starts with bucket, at
+//	                                              each level (bucketLevels), so a range
+//	                                              ORs one bitmap per bucket it covers whole
 //	'g'     X g id trigram                        bitmap: strings there containing the trigram
 //	                                              (text paths only, Config)
 //	'h'     X h id string                         bitmap: strings there shorter than a trigram
@@ -80,25 +80,27 @@ func appendPathKey(dst []byte, fam byte, id uint32) []byte {
 	return binary.BigEndian.AppendUint32(appendFamily(dst, fam), id)
 }
 
-// Range buckets. A bucket is a prefix of sortable values: for decimals
-// the class, exponent and first two significant digits (a bucket holds
-// the values of one magnitude that agree to two digits, at most 90 per
-// decade and sign; zero is a bucket alone), for instants the top six bytes
-// of the seconds (2^16 s, about 18 hours).
-const (
-	decimalBucketLen = 1 + 8 + 1
-	instantBucketLen = 6
+// Range buckets. A bucket is a prefix of sortable values, at one of a
+// type's levels, coarse to fine: for decimals the class and exponent with
+// the first two significant digits (at most 90 buckets per decade and
+// sign), then the first four; for instants the top six bytes of the
+// seconds (2^16 s, about 18 hours). Zero is a decimal bucket alone.
+var (
+	decimalBuckets = []int{1 + 8 + 1, 1 + 8 + 2}
+	instantBuckets = []int{6}
 )
 
-// rangeBucket returns the bucket of the sortable value v of type typ: a
-// prefix of v.
-func rangeBucket(typ byte, v []byte) []byte {
-	n := instantBucketLen
+// bucketLevels returns the bucket lengths of type typ, coarse to fine.
+func bucketLevels(typ byte) []int {
 	if typ == typeNumber {
-		n = decimalBucketLen
+		return decimalBuckets
 	}
-	return v[:min(n, len(v))]
+	return instantBuckets
 }
+
+// rangeBucket returns the bucket of the sortable value v at a level of
+// length n: a prefix of v.
+func rangeBucket(n int, v []byte) []byte { return v[:min(n, len(v))] }
 
 // appendSortableInstant appends t as offset-binary seconds, then every
 // digit of its fraction in ASCII without trailing zeros: byte order is

@@ -278,47 +278,60 @@ func (ix *Index) InstantRange(ids []uint32, b InstantBounds) (*roaring.Bitmap, e
 }
 
 // rangeScan ORs the range postings of type typ at the paths ids from the
-// key suffix lo (inclusive) up to end (exclusive). A bucket (rangeBucket)
-// that lies wholly inside the range contributes its one bitmap; only the
-// buckets at the ends, which the range cuts, are read value by value. So
-// a range costs about the number of buckets it spans plus the values of
-// two buckets, whatever the number of distinct values in it.
+// key suffix lo (inclusive) up to end (exclusive). A bucket (bucketLevels)
+// that lies wholly inside the range contributes its one bitmap; a bucket
+// the range cuts, at either end, is read at the next level, and at the
+// last level value by value. So a range costs about the buckets it spans,
+// whatever the number of distinct values in it.
 func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte) (*roaring.Bitmap, error) {
 	out := roaring.New()
-	var partial [][]byte // buckets the range cuts, read after the scan
 	for _, id := range ids {
-		prefix := append(appendPathKey(nil, famBucket, id), typ)
-		start := append(append([]byte(nil), prefix...), rangeBucket(typ, lo)...)
-		stop := append(append([]byte(nil), prefix...), end...)
-		partial = partial[:0]
-		err := ix.r.Scan(start, stop, func(key, value []byte) error {
-			b := key[len(prefix):]
-			after := prefixEnd(b)
-			if after == nil || bytes.Compare(b, lo) < 0 || bytes.Compare(after, end) > 0 {
-				partial = append(partial, append([]byte(nil), b...))
-				return nil
-			}
-			bm, err := decodePosting(value)
-			out.Or(bm)
-			return err
-		})
-		if err != nil {
+		if err := ix.bucketScan(out, id, typ, 0, lo, end); err != nil {
 			return nil, err
-		}
-		for _, b := range partial {
-			from, to := lo, end
-			if bytes.Compare(b, from) > 0 {
-				from = b
-			}
-			if after := prefixEnd(b); after != nil && bytes.Compare(after, to) < 0 {
-				to = after
-			}
-			if err := ix.valueScan(out, id, typ, from, to); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return out, nil
+}
+
+// bucketScan ORs into out the documents with a value in [lo, end) at path
+// id, from the buckets of the level and those below.
+func (ix *Index) bucketScan(out *roaring.Bitmap, id uint32, typ byte, level int, lo, end []byte) error {
+	levels := bucketLevels(typ)
+	if level == len(levels) {
+		return ix.valueScan(out, id, typ, lo, end)
+	}
+	prefix := append(appendPathKey(nil, famBucket, id), typ, byte(level))
+	// No bucket below lo's own reaches lo: one that is not a prefix of lo
+	// sorts wholly before it, and the one that is (zero) is a key below lo.
+	start := append(append([]byte(nil), prefix...), rangeBucket(levels[level], lo)...)
+	stop := append(append([]byte(nil), prefix...), end...)
+	var cut [][]byte // buckets the range cuts, read after the scan
+	err := ix.r.Scan(start, stop, func(key, value []byte) error {
+		b := key[len(prefix):]
+		if after := prefixEnd(b); after == nil || bytes.Compare(b, lo) < 0 || bytes.Compare(after, end) > 0 {
+			cut = append(cut, append([]byte(nil), b...))
+			return nil
+		}
+		bm, err := decodePosting(value)
+		out.Or(bm)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, b := range cut {
+		from, to := lo, end
+		if bytes.Compare(b, from) > 0 {
+			from = b
+		}
+		if after := prefixEnd(b); after != nil && bytes.Compare(after, to) < 0 {
+			to = after
+		}
+		if err := ix.bucketScan(out, id, typ, level+1, from, to); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // valueScan ORs into out the range postings of type typ at path id from
