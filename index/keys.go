@@ -81,13 +81,14 @@ func appendPathKey(dst []byte, fam byte, id uint32) []byte {
 }
 
 // Range buckets. A bucket is a prefix of sortable values, at one of a
-// type's levels, coarse to fine: for decimals the class and exponent with
-// the first two significant digits (at most 90 buckets per decade and
-// sign), then the first four; for instants the top six bytes of the
-// seconds (2^16 s, about 18 hours). Zero is a decimal bucket alone.
+// type's levels, coarse to fine: for decimals the class and exponent (a
+// decade), then with the first two significant digits (at most 90 buckets
+// per decade and sign), then the first four; for instants the top five
+// bytes of the seconds (2^24 s, about 194 days), then six (2^16 s, about
+// 18 hours). Zero is a decimal bucket alone.
 var (
-	decimalBuckets = []int{1 + 8 + 1, 1 + 8 + 2}
-	instantBuckets = []int{6}
+	decimalBuckets = []int{1 + 8, 1 + 8 + 1, 1 + 8 + 2}
+	instantBuckets = []int{5, 6}
 )
 
 // bucketLevels returns the bucket lengths of type typ, coarse to fine.

@@ -300,6 +300,10 @@ func (ix *Index) bucketScan(out *roaring.Bitmap, id uint32, typ byte, level int,
 	if level == len(levels) {
 		return ix.valueScan(out, id, typ, lo, end)
 	}
+	if n := levels[level]; len(lo) > n && len(end) > n && bytes.Equal(lo[:n], end[:n]) {
+		// The range lies inside one bucket of the level, which it cuts.
+		return ix.bucketScan(out, id, typ, level+1, lo, end)
+	}
 	prefix := append(appendPathKey(nil, famBucket, id), typ, byte(level))
 	// No bucket below lo's own reaches lo: one that is not a prefix of lo
 	// sorts wholly before it, and the one that is (zero) is a key below lo.
