@@ -212,9 +212,9 @@ func ExampleDB_Explain() {
 	fmt.Print(plan.Shape()) // plan.String() adds the time per node
 	// Output:
 	// candidates 1 of 2
-	// bitmap.And lossy act=1
+	// bitmap.And exact act=1
 	//   index.Eq(/category = "shoes") exact act=1
-	//   index.Range(/price ≤ "100.00") lossy act=1
+	//   index.Range(/price ≤ "100.00") exact act=1
 }
 
 func ExampleDB_Subscribe() {

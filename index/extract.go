@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
-	"strconv"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -12,10 +11,11 @@ import (
 // extract walks canonical bytes (RFC 8785: no whitespace, validated) and
 // calls emit for each; it builds no tree.
 type extractor struct {
-	emit func(p []byte, fam byte, value []byte) // p is valid for the call only
-	text func(p []byte) bool                    // whether strings at p get trigrams; nil: nowhere
-	path []byte                                 // the encoded Path being walked
-	buf  []byte
+	emit   func(p []byte, fam byte, value []byte) // p is valid for the call only
+	text   func(p []byte) bool                    // whether strings at p get trigrams; nil: nowhere
+	path   []byte                                 // the encoded Path being walked
+	buf    []byte
+	bucket []byte
 }
 
 // walk visits the value v at the path in x.path, which it extends and
@@ -65,10 +65,29 @@ func appendMemberSeg(p, key []byte) []byte {
 	return append(p, name...)
 }
 
+// number's range key is the exact decimal key of its canonical text: a
+// JSON number denotes the IEEE double it rounds to, whose shortest text
+// RFC 8785 stores, so the key is the value the evaluator compares.
 func (x *extractor) number(v []byte, p []byte) {
 	x.emit(p, famEq, append(append(x.buf[:0], typeNumber), v...))
-	if f, err := strconv.ParseFloat(string(v), 64); err == nil {
-		x.emit(p, famRange, appendSortableFloat(append(x.buf[:0], typeNumber), f))
+	x.decimal(p, string(v))
+}
+
+// decimal emits the range posting of a number's or decimal string's text.
+func (x *extractor) decimal(p []byte, text string) {
+	if k, err := AppendNumberKey(append(x.buf[:0], typeNumber), text); err == nil {
+		x.buf = k
+		x.ranged(p, k)
+	}
+}
+
+// ranged emits the range posting of the key k (type, then sortable
+// value) and the postings of its buckets.
+func (x *extractor) ranged(p []byte, k []byte) {
+	x.emit(p, famRange, k)
+	for level, n := range bucketLevels(k[0]) {
+		x.bucket = append(append(append(x.bucket[:0], k[0]), byte(level)), rangeBucket(n, k[1:])...)
+		x.emit(p, famBucket, x.bucket)
 	}
 }
 
@@ -85,12 +104,11 @@ func (x *extractor) str(q []byte, p []byte) {
 	}
 	ranged := false
 	if canon.IsDecimal(s) {
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			x.emit(p, famRange, appendSortableFloat(append(x.buf[:0], typeNumber), f))
-			ranged = true
-		}
+		x.decimal(p, s)
+		ranged = true
 	} else if t, ok := canon.ParseInstantFull(s); ok {
-		x.emit(p, famRange, appendSortableInstant(append(x.buf[:0], typeInst), t))
+		x.buf = appendSortableInstant(append(x.buf[:0], typeInst), t)
+		x.ranged(p, x.buf)
 		ranged = true
 	}
 	if len(s) > maxEqString {

@@ -14,7 +14,9 @@ import (
 //
 // v3: trigram postings only at the configured text paths (Config), and
 // instant range keys that hold every fraction digit.
-// v4: the rank order ('R' keys, rank.go).
+// v4: the rank order ('R' keys, rank.go), and number range keys that
+// are exact decimals (AppendDecimalKey) instead of float64 order; both
+// ship in the same release, so v4 names both.
 const Version = "aqlstore.index.v4"
 
 // Index maintains the postings of one store and answers lookups. It

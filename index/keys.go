@@ -2,7 +2,6 @@ package index
 
 import (
 	"encoding/binary"
-	"math"
 	"strconv"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -21,9 +20,16 @@ import (
 //	                                              type s string (≤ maxEqString bytes), n number
 //	                                              (canonical text), t true, f false, z null
 //	'r'     X r id type sortable                  bitmap: range postings, one per value
-//	                                              type n number or decimal string (float64
-//	                                              order), i RFC 3339 instant (seconds, then
-//	                                              every fraction digit)
+//	                                              type n number or decimal string (exact
+//	                                              decimal key, AppendDecimalKey: a number by
+//	                                              its canonical text, a decimal string by
+//	                                              every digit; equal values share a key),
+//	                                              i RFC 3339 instant (seconds, then every
+//	                                              fraction digit)
+//	'b'     X b id type level bucket              bitmap: the OR of the 'r' postings whose
+//	                                              sortable value starts with bucket, at
+//	                                              each level (bucketLevels), so a range
+//	                                              ORs one bitmap per bucket it covers whole
 //	'g'     X g id trigram                        bitmap: strings there containing the trigram
 //	                                              (text paths only, Config)
 //	'h'     X h id string                         bitmap: strings there shorter than a trigram
@@ -47,6 +53,7 @@ const (
 	famExists  = 'e'
 	famEq      = 'q'
 	famRange   = 'r'
+	famBucket  = 'b'
 	famGram    = 'g'
 	famShort   = 'h'
 	famLong    = 'l'
@@ -73,19 +80,28 @@ func appendPathKey(dst []byte, fam byte, id uint32) []byte {
 	return binary.BigEndian.AppendUint32(appendFamily(dst, fam), id)
 }
 
-// appendSortableFloat appends f so that byte order is numeric order.
-func appendSortableFloat(dst []byte, f float64) []byte {
-	bits := math.Float64bits(f)
-	if f < 0 || (f == 0 && math.Signbit(f)) {
-		bits = ^bits
-	} else {
-		bits |= 1 << 63
+// Range buckets. A bucket is a prefix of sortable values, at one of a
+// type's levels, coarse to fine: for decimals the class and exponent (a
+// decade), then with the first two significant digits (at most 90 buckets
+// per decade and sign), then the first four; for instants the top five
+// bytes of the seconds (2^24 s, about 194 days), then six (2^16 s, about
+// 18 hours). Zero is a decimal bucket alone.
+var (
+	decimalBuckets = []int{1 + 8, 1 + 8 + 1, 1 + 8 + 2}
+	instantBuckets = []int{5, 6}
+)
+
+// bucketLevels returns the bucket lengths of type typ, coarse to fine.
+func bucketLevels(typ byte) []int {
+	if typ == typeNumber {
+		return decimalBuckets
 	}
-	if f == 0 {
-		bits = 1 << 63 // -0 and 0 are one value
-	}
-	return binary.BigEndian.AppendUint64(dst, bits)
+	return instantBuckets
 }
+
+// rangeBucket returns the bucket of the sortable value v at a level of
+// length n: a prefix of v.
+func rangeBucket(n int, v []byte) []byte { return v[:min(n, len(v))] }
 
 // appendSortableInstant appends t as offset-binary seconds, then every
 // digit of its fraction in ASCII without trailing zeros: byte order is

@@ -210,13 +210,46 @@ func sameNumber(a, b string) bool {
 	return err1 == nil && err2 == nil && x.Cmp(y) == 0
 }
 
-// NumberRange returns the documents with a number or decimal string in
-// [lo, hi] at one of the paths (float64 order: callers treat it as lossy
-// at the bounds). Use ±Inf for open ends.
-func (ix *Index) NumberRange(ids []uint32, lo, hi float64) (*roaring.Bitmap, error) {
-	end := append(appendSortableFloat(nil, hi), 0xff) // fixed-size keys: hi inclusive
-	return ix.rangeScan(ids, typeNumber, appendSortableFloat(nil, lo), end)
+// NumberBounds bound a NumberRange. A nil end is open-ended; OpenLo and
+// OpenHi leave the bound itself out (gt, lt), else it is in.
+type NumberBounds struct {
+	Lo, Hi         *apd.Decimal
+	OpenLo, OpenHi bool
 }
+
+// NumberRange returns the documents with a number or decimal string
+// within b at one of the paths. Both are keyed by their exact decimal
+// value (AppendDecimalKey), so the answer is exact: "100.00" and 100 are
+// one key, and 0.1 is not 0.1000000000000000055. The bounds must be
+// finite.
+func (ix *Index) NumberRange(ids []uint32, b NumberBounds) (*roaring.Bitmap, error) {
+	var lo []byte
+	if b.Lo != nil {
+		k, err := AppendDecimalKey(nil, b.Lo)
+		if err != nil {
+			return nil, err
+		}
+		if lo = k; b.OpenLo {
+			lo = decimalKeyAfter(lo)
+		}
+	}
+	end := []byte{0xff} // above every decimal key's class byte
+	if b.Hi != nil {
+		k, err := AppendDecimalKey(nil, b.Hi)
+		if err != nil {
+			return nil, err
+		}
+		if end = k; !b.OpenHi {
+			end = decimalKeyAfter(end)
+		}
+	}
+	return ix.rangeScan(ids, typeNumber, lo, end)
+}
+
+// decimalKeyAfter turns the decimal key k into the smallest byte string
+// above it: decimal keys are prefix-free, so every key that sorts after k
+// differs from it within k's length and sorts after k+"\x00" too.
+func decimalKeyAfter(k []byte) []byte { return append(k, 0) }
 
 // InstantBounds bound an InstantRange. A nil end is open-ended; OpenLo
 // and OpenHi leave the bound itself out (after, before), else it is in.
@@ -245,23 +278,90 @@ func (ix *Index) InstantRange(ids []uint32, b InstantBounds) (*roaring.Bitmap, e
 }
 
 // rangeScan ORs the range postings of type typ at the paths ids from the
-// key suffix lo (inclusive) up to end (exclusive).
+// key suffix lo (inclusive) up to end (exclusive). A bucket (bucketLevels)
+// that lies wholly inside the range contributes its one bitmap; a bucket
+// the range cuts, at either end, is read at the next level, and at the
+// last level value by value. So a range costs about the buckets it spans,
+// whatever the number of distinct values in it.
 func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte) (*roaring.Bitmap, error) {
 	out := roaring.New()
 	for _, id := range ids {
-		prefix := append(appendPathKey(nil, famRange, id), typ)
-		start := append(append([]byte(nil), prefix...), lo...)
-		end := append(append([]byte(nil), prefix...), end...)
-		err := ix.r.Scan(start, end, func(_, value []byte) error {
-			bm, err := decodePosting(value)
-			out.Or(bm)
-			return err
-		})
-		if err != nil {
+		if err := ix.bucketScan(out, id, typ, 0, lo, end); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// bucketScan ORs into out the documents with a value in [lo, end) at path
+// id, from the buckets of the level and those below.
+func (ix *Index) bucketScan(out *roaring.Bitmap, id uint32, typ byte, level int, lo, end []byte) error {
+	levels := bucketLevels(typ)
+	if level == len(levels) {
+		return ix.valueScan(out, id, typ, lo, end)
+	}
+	if n := levels[level]; len(lo) > n && len(end) > n && bytes.Equal(lo[:n], end[:n]) {
+		// The range lies inside one bucket of the level, which it cuts.
+		return ix.bucketScan(out, id, typ, level+1, lo, end)
+	}
+	prefix := append(appendPathKey(nil, famBucket, id), typ, byte(level))
+	// No bucket below lo's own reaches lo: one that is not a prefix of lo
+	// sorts wholly before it, and the one that is (zero) is a key below lo.
+	start := append(append([]byte(nil), prefix...), rangeBucket(levels[level], lo)...)
+	stop := append(append([]byte(nil), prefix...), end...)
+	var cut [][]byte // buckets the range cuts, read after the scan
+	err := ix.r.Scan(start, stop, func(key, value []byte) error {
+		b := key[len(prefix):]
+		if after := prefixEnd(b); after == nil || bytes.Compare(b, lo) < 0 || bytes.Compare(after, end) > 0 {
+			cut = append(cut, append([]byte(nil), b...))
+			return nil
+		}
+		bm, err := decodePosting(value)
+		out.Or(bm)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, b := range cut {
+		from, to := lo, end
+		if bytes.Compare(b, from) > 0 {
+			from = b
+		}
+		if after := prefixEnd(b); after != nil && bytes.Compare(after, to) < 0 {
+			to = after
+		}
+		if err := ix.bucketScan(out, id, typ, level+1, from, to); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// valueScan ORs into out the range postings of type typ at path id from
+// the key suffix lo (inclusive) up to end (exclusive), one per value.
+func (ix *Index) valueScan(out *roaring.Bitmap, id uint32, typ byte, lo, end []byte) error {
+	prefix := append(appendPathKey(nil, famRange, id), typ)
+	start := append(append([]byte(nil), prefix...), lo...)
+	stop := append(append([]byte(nil), prefix...), end...)
+	return ix.r.Scan(start, stop, func(_, value []byte) error {
+		bm, err := decodePosting(value)
+		out.Or(bm)
+		return err
+	})
+}
+
+// prefixEnd returns the smallest byte string above every string that
+// starts with b, or nil when there is none (b is all 0xff).
+func prefixEnd(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	for i := len(out) - 1; i >= 0; i-- {
+		if out[i] != 0xff {
+			out[i]++
+			return out[:i+1]
+		}
+	}
+	return nil
 }
 
 // Grams returns a superset of the documents with a string containing

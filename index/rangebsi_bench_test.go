@@ -41,7 +41,6 @@ package index
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -55,6 +54,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
+	"github.com/cockroachdb/apd/v3"
 )
 
 // rangeField is one indexed field of the corpus and its BSI.
@@ -143,11 +143,11 @@ func BenchmarkRangeBSI(b *testing.B) {
 	}
 	fields := []*rangeField{
 		{name: "price", ids: pids, vals: cents, postings: func(lo, hi int64) (*roaring.Bitmap, error) {
-			l := math.Inf(-1)
+			b := NumberBounds{Hi: apd.New(hi, -2)}
 			if lo != math.MinInt64 {
-				l = centsFloat(lo)
+				b.Lo = apd.New(lo, -2)
 			}
-			return ix.NumberRange(pids, l, centsFloat(hi))
+			return ix.NumberRange(pids, b)
 		}},
 		{name: "at", ids: tids, vals: nanos, postings: func(lo, hi int64) (*roaring.Bitmap, error) {
 			b := InstantBounds{Hi: &canon.Instant{T: time.Unix(0, hi)}}
@@ -162,11 +162,11 @@ func BenchmarkRangeBSI(b *testing.B) {
 		{name: "price-f64bits", variant: true, ids: pids, vals: mapVals(cents, func(c int64) int64 {
 			return sortableFloatInt(centsFloat(c))
 		}), postings: func(lo, hi int64) (*roaring.Bitmap, error) {
-			l := math.Inf(-1)
+			b := NumberBounds{Hi: floatDecimal(unsortableFloatInt(hi))}
 			if lo != math.MinInt64 {
-				l = unsortableFloatInt(lo)
+				b.Lo = floatDecimal(unsortableFloatInt(lo))
 			}
-			return ix.NumberRange(pids, l, unsortableFloatInt(hi))
+			return ix.NumberRange(pids, b)
 		}},
 		// Instants as Unix seconds: 32 planes instead of 62 (an encoding
 		// that would need the nanoseconds elsewhere).
@@ -323,8 +323,8 @@ func BenchmarkRangeBSI(b *testing.B) {
 	}
 }
 
-// centsFloat is the float64 the index gives the decimal string of c cents
-// (ParseFloat of the text, as extract does).
+// centsFloat is the float64 nearest the decimal string of c cents
+// (ParseFloat of the text), for the float64-bits BSI variant.
 func centsFloat(c int64) float64 {
 	f, err := strconv.ParseFloat(fmt.Sprintf("%d.%02d", c/100, c%100), 64)
 	if err != nil {
@@ -341,10 +341,28 @@ func mapVals(vals []int64, fn func(int64) int64) []int64 {
 	return out
 }
 
-// sortableFloatInt is appendSortableFloat's uint64 as an order-preserving
-// int64.
+// sortableFloatInt is f's bits as an order-preserving int64 (the
+// encoding a BSI over numbers of unknown scale would need).
 func sortableFloatInt(f float64) int64 {
-	return int64(binary.BigEndian.Uint64(appendSortableFloat(nil, f)) ^ 1<<63)
+	bits := math.Float64bits(f)
+	if f < 0 || (f == 0 && math.Signbit(f)) {
+		bits = ^bits
+	} else {
+		bits |= 1 << 63
+	}
+	if f == 0 {
+		bits = 1 << 63 // -0 and 0 are one value
+	}
+	return int64(bits ^ 1<<63)
+}
+
+// floatDecimal is the decimal of f's shortest text, as a number bound.
+func floatDecimal(f float64) *apd.Decimal {
+	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'g', -1, 64))
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
 
 func unsortableFloatInt(v int64) float64 {

@@ -10,9 +10,9 @@ import (
 // packages, with estimated and actual cardinalities, exactness and time:
 //
 //	eval.Check(candidates 2 of 4, lookups)
-//	└─ bitmap.And  est 2  act 2  lossy  12µs
+//	└─ bitmap.And  est 2  act 2  exact  12µs
 //	   ├─ index.Eq(/category = "running_shoes")  est 3  act 3  exact  3µs
-//	   └─ index.Range(/price/amount ≤ "100.00")  est 2  act 2  lossy  5µs
+//	   └─ index.Range(/price/amount ≤ "100.00")  est 2  act 2  exact  5µs
 func (p *Plan) String() string {
 	var b strings.Builder
 	fetch := "lookups"

@@ -2,7 +2,6 @@ package query
 
 import (
 	"github.com/aqlstore/aqlstore/index"
-	"math"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/canon"
@@ -88,9 +87,8 @@ func (p *planner) in(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, 
 	return out, "index.In", exact, nil
 }
 
-// ranged looks up ordered postings. Instants are indexed exactly, so their
-// ranges are exact; numbers and decimal strings are ordered as float64,
-// so their bounds are widened to inclusive and the result is lossy.
+// ranged looks up ordered postings. Numbers, decimal strings and instants
+// are all indexed exactly, so their ranges are exact.
 func (p *planner) ranged(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
 	if l.Operator == aql.OpWithin || l.Operator == aql.OpOutside {
 		return p.interval(l, ids)
@@ -101,15 +99,19 @@ func (p *planner) ranged(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bo
 	if l.Decimal == nil {
 		return roaring.New(), "index.Range", true, nil // no operand an order applies to
 	}
-	f, _ := l.Decimal.Float64()
-	lo, hi := math.Inf(-1), math.Inf(1)
-	if l.Operator == aql.OpLt || l.Operator == aql.OpLte {
-		hi = math.Nextafter(f, math.Inf(1))
-	} else {
-		lo = math.Nextafter(f, math.Inf(-1))
+	var b index.NumberBounds
+	switch l.Operator {
+	case aql.OpLt:
+		b.Hi, b.OpenHi = l.Decimal, true
+	case aql.OpLte:
+		b.Hi = l.Decimal
+	case aql.OpGt:
+		b.Lo, b.OpenLo = l.Decimal, true
+	case aql.OpGte:
+		b.Lo = l.Decimal
 	}
-	bm, err := p.ix.NumberRange(ids, lo, hi)
-	return bm, "index.Range", false, err
+	bm, err := p.ix.NumberRange(ids, b)
+	return bm, "index.Range", true, err
 }
 
 func (p *planner) instantRange(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
