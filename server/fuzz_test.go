@@ -180,7 +180,7 @@ func FuzzLastEventID(f *testing.F) {
 
 // FuzzDecodeExport reads any JSON as an export document (its signature
 // taken as checked). A refusal names the member at fault. An accepted
-// export writes back (exportDoc) to a document that reads as the same
+// export writes back (store.EncodeExport) to a document that reads as the same
 // export; if it also verifies (store.VerifyExport), it imports into a
 // fresh store, whose own export of the owner then holds exactly the same
 // documents. A verification or import refusal is ErrBadExport (422) or a
@@ -195,10 +195,10 @@ func FuzzDecodeExport(f *testing.F) {
 		if err != nil || !ok {
 			return
 		}
-		e, err := decodeExport(doc)
+		e, err := store.DecodeExport(doc)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "/") {
-				t.Fatalf("decodeExport error names no member: %v", err)
+				t.Fatalf("DecodeExport error names no member: %v", err)
 			}
 			return
 		}
@@ -215,15 +215,15 @@ func FuzzDecodeExport(f *testing.F) {
 
 // checkExportRoundTrip writes e as an export document and reads it back.
 func checkExportRoundTrip(t *testing.T, e *store.Export) {
-	doc, err := exportDoc(e, sign.DIDKey(fuzzKey.Public().(ed25519.PublicKey)), fuzzNow)
+	doc, err := store.EncodeExport(e, sign.DIDKey(fuzzKey.Public().(ed25519.PublicKey)), fuzzNow)
 	if err != nil {
-		t.Fatalf("exportDoc: %v", err)
+		t.Fatalf("EncodeExport: %v", err)
 	}
 	v, err := canon.Decode(canon.AppendValue(nil, doc), &canon.Limits{MaxBytes: 1 << 30, MaxDepth: 1 << 20, MaxMembers: 1 << 30})
 	if err != nil {
 		t.Fatalf("export document does not decode: %v", err)
 	}
-	again, err := decodeExport(v.(map[string]any))
+	again, err := store.DecodeExport(v.(map[string]any))
 	if err != nil {
 		t.Fatalf("export written back does not read: %v", err)
 	}
@@ -314,7 +314,7 @@ func exportSeeds(f *testing.F) [][]byte {
 		if err != nil {
 			f.Fatal(err)
 		}
-		doc, err := exportDoc(e, sign.DIDKey(fuzzKey.Public().(ed25519.PublicKey)), fuzzNow)
+		doc, err := store.EncodeExport(e, sign.DIDKey(fuzzKey.Public().(ed25519.PublicKey)), fuzzNow)
 		if err != nil {
 			f.Fatal(err)
 		}

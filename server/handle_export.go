@@ -30,7 +30,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		s.exportFailed(w, r, err)
 		return
 	}
-	doc, err := exportDoc(e, s.cfg.Signer.DID(), s.cfg.Now())
+	doc, err := store.EncodeExport(e, s.cfg.Signer.DID(), s.cfg.Now())
 	if err != nil {
 		s.exportFailed(w, r, err)
 		return

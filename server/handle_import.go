@@ -35,7 +35,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 		s.writeProblem(w, r, *p)
 		return
 	}
-	e, err := decodeExport(doc)
+	e, err := store.DecodeExport(doc)
 	if err != nil {
 		s.writeProblem(w, r, badExport("the export is malformed at "+err.Error()))
 		return

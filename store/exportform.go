@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"encoding/base64"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
-	"github.com/aqlstore/aqlstore/store"
 )
 
 // exportVersion is the version of the export document's form.
@@ -17,7 +16,7 @@ const exportVersion = "1"
 //
 //	{"export_version": "1", "owner": DID, "exporter_did": did:key, "exported_at": RFC 3339,
 //	 "documents": [{"id", "kind", "natural_key"?, "seq", "body" | "body_base64", "signals"?}],
-//	 "receipts":  [receipt, …],   // the owner chain (store.OwnerReceipt), from seq 1
+//	 "receipts":  [receipt, …],   // the owner chain (OwnerReceipt), from seq 1
 //	 "signature": {…}}
 //
 // A document's seq is that of the owner receipt that put it. Nothing in an
@@ -26,8 +25,9 @@ const exportVersion = "1"
 // A body is the document's JSON value (its canonical bytes decoded);
 // bytes that are not JSON travel as body_base64.
 
-// exportDoc builds the unsigned export document of e.
-func exportDoc(e *store.Export, exporter string, at time.Time) (map[string]any, error) {
+// EncodeExport builds the unsigned export document of e, exported by the
+// resolver exporter at at; the caller signs it.
+func EncodeExport(e *Export, exporter string, at time.Time) (map[string]any, error) {
 	docs := make([]any, len(e.Documents))
 	for i := range e.Documents {
 		docs[i] = exportedDocDoc(&e.Documents[i])
@@ -44,8 +44,8 @@ func exportDoc(e *store.Export, exporter string, at time.Time) (map[string]any, 
 		"exported_at": at.UTC().Format(time.RFC3339Nano), "documents": docs, "receipts": receipts}, nil
 }
 
-func exportedDocDoc(d *store.ExportedDocument) map[string]any {
-	m := map[string]any{"id": d.ID.String(), "kind": string(d.Kind), "seq": seqNumber(d.Seq)}
+func exportedDocDoc(d *ExportedDocument) map[string]any {
+	m := map[string]any{"id": d.ID.String(), "kind": string(d.Kind), "seq": canon.Number(strconv.FormatUint(d.Seq, 10))}
 	if d.NaturalKey != "" {
 		m["natural_key"] = d.NaturalKey
 	}
@@ -61,9 +61,9 @@ func exportedDocDoc(d *store.ExportedDocument) map[string]any {
 	return m
 }
 
-// decodeExport reads an export document (its signature already checked).
-// Errors name the member at fault.
-func decodeExport(doc map[string]any) (*store.Export, error) {
+// DecodeExport reads an export document whose signature the caller has
+// checked. Errors start with the JSON Pointer of the member at fault.
+func DecodeExport(doc map[string]any) (*Export, error) {
 	if v, _ := doc["export_version"].(string); v != exportVersion {
 		return nil, fmt.Errorf("/export_version: want %q", exportVersion)
 	}
@@ -71,7 +71,7 @@ func decodeExport(doc map[string]any) (*store.Export, error) {
 	if owner == "" {
 		return nil, fmt.Errorf("/owner: want the exporting tenant's DID")
 	}
-	e := &store.Export{Owner: owner}
+	e := &Export{Owner: owner}
 	docs, ok := doc["documents"].([]any)
 	if !ok {
 		return nil, fmt.Errorf("/documents: want an array")
@@ -86,13 +86,13 @@ func decodeExport(doc map[string]any) (*store.Export, error) {
 	return e, decodeReceipts(e, doc["receipts"])
 }
 
-func decodeReceipts(e *store.Export, v any) error {
+func decodeReceipts(e *Export, v any) error {
 	receipts, ok := v.([]any)
 	if !ok {
 		return fmt.Errorf("/receipts: want an array")
 	}
 	for i, r := range receipts {
-		er, err := store.ExportReceipt(canon.AppendValue(nil, r))
+		er, err := ExportReceipt(canon.AppendValue(nil, r))
 		if err != nil {
 			return fmt.Errorf("/receipts/%d: %w", i, err)
 		}
@@ -103,8 +103,8 @@ func decodeReceipts(e *store.Export, v any) error {
 
 // decodeExportedDoc reads one documents entry; errors start with the
 // member's pointer below the entry.
-func decodeExportedDoc(v any) (store.ExportedDocument, error) {
-	var d store.ExportedDocument
+func decodeExportedDoc(v any) (ExportedDocument, error) {
+	var d ExportedDocument
 	m, ok := v.(map[string]any)
 	if !ok {
 		return d, fmt.Errorf(": want an object")
@@ -119,7 +119,7 @@ func decodeExportedDoc(v any) (store.ExportedDocument, error) {
 		return d, fmt.Errorf("/id: %v", err)
 	}
 	kind, _ := m["kind"].(string)
-	d = store.ExportedDocument{Seq: seq, ID: cid, Kind: canon.Kind(kind)}
+	d = ExportedDocument{Seq: seq, ID: cid, Kind: canon.Kind(kind)}
 	d.NaturalKey, _ = m["natural_key"].(string)
 	if d.Body, err = exportedBody(m); err != nil {
 		return d, err
