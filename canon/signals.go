@@ -20,7 +20,7 @@ type Cost struct {
 	Currency string `json:"currency,omitempty"`
 }
 
-// decimalPattern is the decimal-string form of DESIGN.md: money stays in
+// decimalPattern is the decimal-string form of the README: money stays in
 // strings because RFC 8785 would turn "100.00" into 100.
 var decimalPattern = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 

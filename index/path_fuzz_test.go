@@ -42,7 +42,7 @@ func FuzzPathSegments(f *testing.F) {
 			}
 		}
 		ptr, err := canon.ParsePointerLimits(p.String(), canon.PointerLimits{MaxBytes: 1 << 30, MaxSegments: 1 << 30})
-		// "/" is the whole document (DESIGN.md), so a lone member named ""
+		// "/" is the whole document (README), so a lone member named ""
 		// shows as the root: the one path whose name has fewer segments.
 		if err != nil || len(segs) > 0 && len(ptr.Segments()) != len(segs) && p.String() != "/" {
 			t.Fatalf("%q names %q, %v", s, p.String(), err)

@@ -14,7 +14,7 @@ import (
 
 // Grants. A tenant may let another tenant read one of its documents: a
 // reader sees public documents, its own, and those granted to it, never
-// another tenant's otherwise (DESIGN.md, Tenants). A grant belongs to one
+// another tenant's otherwise (README, tenants). A grant belongs to one
 // document (one number): deleting the document drops its grants in the
 // delete's own batch, and putting the same content again makes a new
 // document that nobody has been granted. Grants give read access only:

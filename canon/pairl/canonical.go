@@ -25,7 +25,7 @@ func AppendCanonical(dst []byte, m *Message) []byte { return appendCanonical(dst
 
 // Hash returns `ref:hash:sha256:<hex>`: the SHA-256 of the canonical form
 // without the @hash line, in lowercase hex (the upstream clarification of
-// v1.1 that DESIGN.md adopts; v1.1 itself leaves it circular).
+// v1.1 that aqlstore adopts; v1.1 itself leaves it circular).
 func (m *Message) Hash() string {
 	sum := sha256.Sum256(appendCanonical(nil, m, false))
 	return HashPrefix + hex.EncodeToString(sum[:])

@@ -87,7 +87,7 @@
 //
 // # Decisions where v1.1 is open or inconsistent
 //
-//   - @hash: DESIGN.md's rule (the upstream clarification of v1.1): drop
+//   - @hash: the README's rule (the upstream clarification of v1.1): drop
 //     every @hash line, canonicalize, LF after every line, SHA-256, lowercase
 //     hex. V5 compares the text exactly; a value that is not
 //     ref:hash:sha256:<hex> is a V5 error too.

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// The public PAIRL vectors live in ../shared (see DESIGN.md); a user's
+// The public PAIRL vectors live in ../shared (see the README); a user's
 // clone has none, so these tests skip cleanly without them.
 const sharedPAIRL = "../../../shared/vectors/pairl"
 

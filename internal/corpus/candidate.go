@@ -4,7 +4,7 @@ package corpus
 // record}. The record is byte-for-byte offer i of the same seed (the kind
 // shares the offer's random stream), so offer and candidate corpora describe
 // the same market; the signals are drawn after the offer's values. cost is
-// the record's price as {amount, currency}, the form DESIGN.md names for
+// the record's price as {amount, currency}, the form the README names for
 // signals, so budgets can check the currency.
 func writeCandidate(e *enc, s *source) {
 	o := drawOffer(s)

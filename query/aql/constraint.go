@@ -22,7 +22,7 @@ var combinators = []struct {
 }{{"all_of", NodeAllOf}, {"any_of", NodeAnyOf}, {"not", NodeNot}}
 
 // constraints compiles the intent's constraint tree. A top-level array
-// means all_of (DESIGN.md), so the written array is the AllOf node.
+// means all_of (README), so the written array is the AllOf node.
 func (c *checker) constraints(v any, ptr string, in *Intent) {
 	if a, ok := v.([]any); ok {
 		if c.admit(ptr, 1) {

@@ -4,7 +4,7 @@
 // once into an Intent whose constraint tree (Node, Leaf) evaluates without
 // re-parsing anything.
 //
-// Semantics are those of DESIGN.md: every operator but exists is
+// Semantics are those of the README (AQL): every operator but exists is
 // existential over the values a path resolves to; `not` over an array means
 // "none of"; a top-level constraints array means all_of.
 //

@@ -12,7 +12,7 @@ import (
 // names the window and the instant.
 var (
 	// ErrInvalid means an intent is not JSON, or breaks the shape of
-	// oap-intent.schema.json or a rule of RFC 0020 / DESIGN.md. Nothing is
+	// oap-intent.schema.json or a rule of RFC 0020 / the README. Nothing is
 	// evaluated for such an intent (RFC 0020 A.3, R1).
 	ErrInvalid = errors.New("aql: invalid intent")
 	// ErrOutsideValidity means an intent was evaluated at an instant
@@ -51,7 +51,7 @@ type Problem struct {
 	Message string
 	// Schema is true when oap-intent.schema.json alone rejects the intent
 	// for this reason too; false for the rules only RFC 0020's text,
-	// DESIGN.md or Options state (operand types per operator, regex
+	// the README or Options state (operand types per operator, regex
 	// syntax, intervals, limits, the payment_constraints extension...).
 	Schema bool
 }

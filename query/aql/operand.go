@@ -119,7 +119,7 @@ func (c *checker) instant(l *Leaf, v any, ptr string) {
 
 // regex compiles matches' operand as an ECMA-262 regular expression with
 // a match timeout: a backtracking engine without one can spin for tens of
-// seconds on ^(a+)+$ (DESIGN.md).
+// seconds on ^(a+)+$ (README).
 func (c *checker) regex(l *Leaf, v any, ptr string) {
 	s, ok := v.(string)
 	if !ok {

@@ -96,7 +96,7 @@ func (c *checker) schemaf(ptr, code, format string, args ...any) {
 	c.report(Problem{Pointer: ptr, Code: code, Message: fmt.Sprintf(format, args...), Schema: !c.extension})
 }
 
-// rulef reports a problem only RFC 0020's text, DESIGN.md or Options
+// rulef reports a problem only RFC 0020's text, the README's AQL rules or Options
 // state; oap-intent.schema.json alone would let it through.
 func (c *checker) rulef(ptr, code, format string, args ...any) {
 	c.report(Problem{Pointer: ptr, Code: code, Message: fmt.Sprintf(format, args...)})

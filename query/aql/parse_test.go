@@ -64,7 +64,7 @@ func TestParseFixtureTree(t *testing.T) {
 	}
 }
 
-// TestParseNormalizes checks the two DESIGN.md extensions: a top-level
+// TestParseNormalizes checks the two extensions the README names: a top-level
 // array is the AllOf node, and `not` over an array is Not{AnyOf}, each
 // node keeping the pointer of the node as written.
 func TestParseNormalizes(t *testing.T) {

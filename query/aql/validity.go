@@ -5,7 +5,7 @@ import "time"
 // CheckValidity returns nil when at lies in the intent's validity window,
 // both ends included, and otherwise a *ValidityError (matching
 // ErrOutsideValidity) naming the window and the instant. The clock is the
-// caller's so that old example intents stay runnable (DESIGN.md: --at).
+// caller's so that old example intents stay runnable (--at).
 func (i *Intent) CheckValidity(at time.Time) error {
 	if !i.Validity.Contains(at) {
 		return &ValidityError{Validity: i.Validity, At: at}

@@ -3,7 +3,7 @@
 //
 // Apply is the whole package; ApplyRaw is Apply over a document's
 // canonical bytes, with the same result, decoding only the subtrees the
-// payload keeps. The semantics, decided in DESIGN.md:
+// payload keeps. The semantics (the README, "AQL"):
 //
 //   - include pointers select fields, with the extended syntax of
 //     canon.Pointer (`*` every child, `**` the node and every descendant;
