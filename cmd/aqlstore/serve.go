@@ -277,6 +277,11 @@ func (m *Main) queryRemote(ctx context.Context, serverURL, token string, intent 
 	if err != nil {
 		return fmt.Errorf("the response does not verify under %s/.well-known/did.json: %w", serverURL, err)
 	}
+	if m.StdoutIsTerminal && !m.asJSON {
+		if resp, include, err := remoteTable(body, intent); err == nil {
+			return writeTable(m.Stdout, resp, include)
+		}
+	}
 	_, err = m.Stdout.Write(body)
 	return err
 }

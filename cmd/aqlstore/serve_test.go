@@ -81,6 +81,17 @@ func TestServeDemoQueryAndShutdown(t *testing.T) {
 	if !strings.Contains(out.String(), `"candidates":[{`) {
 		t.Fatalf("the demo corpus answered nothing: %.300s", out.String())
 	}
+	// On a terminal the remote answer is the same table a local query
+	// prints, its signature checked first.
+	out.Reset()
+	tty := &Main{Stdout: &out, Stderr: &bytes.Buffer{}, StdoutIsTerminal: true}
+	if err := tty.queryRemote(context.Background(), base, "", []byte(intent)); err != nil {
+		t.Fatalf("query --server on a terminal: %v\n%s", err, out.String())
+	}
+	if table := out.String(); !strings.HasPrefix(table, "RANK  CANDIDATE") || !strings.Contains(table, "/tool/name") ||
+		!strings.Contains(table, " accepted, ") || strings.Contains(table, " evaluated") || strings.Contains(table, `"signature"`) {
+		t.Fatalf("query --server on a terminal printed no table:\n%.600s", table)
+	}
 	out.Reset()
 	bad := strings.Replace(intent, `"exists"`, `"starts_with"`, 1)
 	if err := m.queryRemote(context.Background(), base, "", []byte(bad)); err == nil || !strings.Contains(out.String(), `"pointer":"/constraints/operator"`) {

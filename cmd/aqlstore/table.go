@@ -11,6 +11,7 @@ import (
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query"
+	"github.com/aqlstore/aqlstore/query/aql"
 )
 
 // Widths of the table's shortened cells, in runes.
@@ -92,13 +93,17 @@ func field(payload map[string]any, p *canon.Pointer) string {
 	return string(canon.AppendValue(nil, v))
 }
 
-// summary is the last line: the counts and how to get the next page.
+// summary is the last line: the counts and how to get the next page. A
+// remote response does not say how many documents were evaluated
+// (Evaluated < 0).
 func summary(resp *query.Response) string {
 	s := fmt.Sprintf("%d accepted, %d rejected", len(resp.Candidates), resp.RejectedTotal)
 	if listed := len(resp.Rejected); listed < resp.RejectedTotal {
 		s += fmt.Sprintf(" (%d listed; raise --max-rejected for more)", listed)
 	}
-	s += fmt.Sprintf(", %d evaluated", resp.Evaluated)
+	if resp.Evaluated >= 0 {
+		s += fmt.Sprintf(", %d evaluated", resp.Evaluated)
+	}
 	if resp.NextCursor != "" {
 		s += "; next page: --cursor " + resp.NextCursor
 	}
@@ -126,3 +131,41 @@ func cell(s string, width int) string {
 	}
 	return b.String()
 }
+
+// remoteTable reads what the table shows from a server's signed response
+// (already verified) and the intent's includes. A server's answer does not
+// carry the candidates' costs or how many documents it evaluated; the
+// rejected total is the listed count.
+func remoteTable(body, intent []byte) (*query.Response, []*canon.Pointer, error) {
+	v, err := canon.Decode(body, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, _ := v.(map[string]any)
+	resp := &query.Response{Evaluated: -1}
+	for _, x := range asList(doc["candidates"]) {
+		m, _ := x.(map[string]any)
+		c := query.Candidate{CandidateID: asString(m["candidate_id"]), OverBudget: m["over_budget"] == true}
+		c.Rank, _ = strconv.Atoi(string(asNumber(m["rank"])))
+		c.Score = asNumber(m["score"])
+		c.Payload, _ = m["payload"].(map[string]any)
+		resp.Candidates = append(resp.Candidates, c)
+	}
+	for _, x := range asList(doc["rejected"]) {
+		m, _ := x.(map[string]any)
+		rec, _ := m["decision_record"].(map[string]any)
+		resp.Rejected = append(resp.Rejected, query.Rejection{CandidateID: asString(m["candidate_id"]),
+			Record: query.DecisionRecord{Explanation: asString(rec["explanation"])}})
+	}
+	resp.RejectedTotal = len(resp.Rejected)
+	resp.NextCursor = asString(doc["next_cursor"])
+	in, err := aql.Parse(intent, nil)
+	if err != nil {
+		return resp, nil, nil // the server took it; show the candidates without projected columns
+	}
+	return resp, in.Projection.Include, nil
+}
+
+func asList(v any) []any          { l, _ := v.([]any); return l }
+func asString(v any) string       { s, _ := v.(string); return s }
+func asNumber(v any) canon.Number { n, _ := v.(canon.Number); return n }
