@@ -89,40 +89,7 @@ func (b *duckdbBackend) Schema() string {
 
 func (b *duckdbBackend) Load(ctx context.Context, src *Source, batch int, progress func(int)) (LoadStats, error) {
 	start := time.Now()
-	var tx *sql.Tx
-	var stmt *sql.Stmt
-	commit := func(done int) error {
-		if tx == nil {
-			return nil
-		}
-		err := tx.Commit()
-		tx, stmt = nil, nil
-		progress(done)
-		return err
-	}
-	err := src.Each(ctx, func(i int, cid string, body []byte) error {
-		if tx == nil {
-			var err error
-			if tx, err = b.db.BeginTx(ctx, nil); err != nil {
-				return err
-			}
-			if stmt, err = tx.Prepare(`INSERT INTO docs (cid, body) VALUES (?, ?)`); err != nil {
-				return err
-			}
-		}
-		if _, err := stmt.Exec(cid, string(body)); err != nil {
-			return fmt.Errorf("duckdb: insert manifest %d: %w", i, err)
-		}
-		if (i+1)%batch == 0 {
-			return commit(i + 1)
-		}
-		return nil
-	})
-	if err == nil {
-		err = commit(src.N)
-	} else if tx != nil {
-		tx.Rollback()
-	}
+	err := insertRows(ctx, b.db, "duckdb", src, batch, progress)
 	st := LoadStats{Load: time.Since(start)}
 	if err != nil {
 		return st, err

@@ -108,40 +108,7 @@ func (b *sqliteBackend) Version() string {
 
 func (b *sqliteBackend) Load(ctx context.Context, src *Source, batch int, progress func(int)) (LoadStats, error) {
 	start := time.Now()
-	var tx *sql.Tx
-	var stmt *sql.Stmt
-	commit := func(done int) error {
-		if tx == nil {
-			return nil
-		}
-		err := tx.Commit()
-		tx, stmt = nil, nil
-		progress(done)
-		return err
-	}
-	err := src.Each(ctx, func(i int, cid string, body []byte) error {
-		if tx == nil {
-			var err error
-			if tx, err = b.db.BeginTx(ctx, nil); err != nil {
-				return err
-			}
-			if stmt, err = tx.Prepare(`INSERT INTO docs (cid, body) VALUES (?, ?)`); err != nil {
-				return err
-			}
-		}
-		if _, err := stmt.Exec(cid, string(body)); err != nil {
-			return fmt.Errorf("sqlite: insert manifest %d: %w", i, err)
-		}
-		if (i+1)%batch == 0 {
-			return commit(i + 1)
-		}
-		return nil
-	})
-	if err == nil {
-		err = commit(src.N)
-	} else if tx != nil {
-		tx.Rollback()
-	}
+	err := insertRows(ctx, b.db, "sqlite", src, batch, progress)
 	st := LoadStats{Load: time.Since(start)}
 	if err != nil {
 		return st, err
@@ -273,4 +240,47 @@ func sqlPage(ctx context.Context, query func(ctx context.Context, q string, args
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// insertRows loads the corpus into a SQL engine's docs (cid, body) table,
+// one INSERT a document, committing every batch documents and calling
+// progress after each commit. A failure rolls back the batch it was in;
+// earlier batches stay.
+func insertRows(ctx context.Context, db *sql.DB, engine string, src *Source, batch int, progress func(int)) error {
+	var tx *sql.Tx
+	var stmt *sql.Stmt
+	commit := func(done int) error {
+		if tx == nil {
+			return nil
+		}
+		err := tx.Commit()
+		tx, stmt = nil, nil
+		progress(done)
+		return err
+	}
+	err := src.Each(ctx, func(i int, cid string, body []byte) error {
+		if tx == nil {
+			var err error
+			if tx, err = db.BeginTx(ctx, nil); err != nil {
+				return err
+			}
+			if stmt, err = tx.Prepare(`INSERT INTO docs (cid, body) VALUES (?, ?)`); err != nil {
+				return err
+			}
+		}
+		if _, err := stmt.Exec(cid, string(body)); err != nil {
+			return fmt.Errorf("%s: insert manifest %d: %w", engine, i, err)
+		}
+		if (i+1)%batch == 0 {
+			return commit(i + 1)
+		}
+		return nil
+	})
+	if err == nil {
+		return commit(src.N)
+	}
+	if tx != nil {
+		tx.Rollback()
+	}
+	return err
 }
