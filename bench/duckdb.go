@@ -118,18 +118,7 @@ func (b *duckdbBackend) DiskBytes() (int64, error) {
 }
 
 func (b *duckdbBackend) Reopen(ctx context.Context) (time.Duration, error) {
-	if err := b.db.Close(); err != nil {
-		return 0, err
-	}
-	start := time.Now()
-	if err := b.open(); err != nil {
-		return 0, err
-	}
-	var one int
-	if err := b.db.QueryRowContext(ctx, `SELECT 1 FROM docs LIMIT 1`).Scan(&one); err != nil {
-		return 0, err
-	}
-	return time.Since(start), nil
+	return reopenSQL(ctx, b.db, b.open, func() *sql.DB { return b.db })
 }
 
 func (b *duckdbBackend) PeakRSS() int64 { return 0 }

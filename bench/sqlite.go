@@ -145,18 +145,7 @@ func (b *sqliteBackend) DiskBytes() (int64, error) {
 }
 
 func (b *sqliteBackend) Reopen(ctx context.Context) (time.Duration, error) {
-	if err := b.db.Close(); err != nil {
-		return 0, err
-	}
-	start := time.Now()
-	if err := b.open(); err != nil {
-		return 0, err
-	}
-	var one int
-	if err := b.db.QueryRowContext(ctx, `SELECT 1 FROM docs LIMIT 1`).Scan(&one); err != nil {
-		return 0, err
-	}
-	return time.Since(start), nil
+	return reopenSQL(ctx, b.db, b.open, func() *sql.DB { return b.db })
 }
 
 func (b *sqliteBackend) PeakRSS() int64 { return 0 }
@@ -283,4 +272,21 @@ func insertRows(ctx context.Context, db *sql.DB, engine string, src *Source, bat
 		tx.Rollback()
 	}
 	return err
+}
+
+// reopenSQL closes a SQL engine's database and times open until the
+// reopened one (current) reads a first row of docs.
+func reopenSQL(ctx context.Context, db *sql.DB, open func() error, current func() *sql.DB) (time.Duration, error) {
+	if err := db.Close(); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if err := open(); err != nil {
+		return 0, err
+	}
+	var one int
+	if err := current().QueryRowContext(ctx, `SELECT 1 FROM docs LIMIT 1`).Scan(&one); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
 }
