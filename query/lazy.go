@@ -143,7 +143,7 @@ func (r *resolution) fillPage(page []*Candidate) error {
 			return err
 		}
 		seen++
-		c, rej, err := judge(r.ev, r.in, r.at, doc, true)
+		c, rej, err := r.judge(doc, true)
 		if err != nil {
 			return err
 		}

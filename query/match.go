@@ -64,19 +64,40 @@ var dropped = &Rejection{}
 // member like "tool" after most of the bytes) is skimmed once, not once
 // per walk.
 func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
+	return judgeCounting(ev, in, at, doc, records, nil)
+}
+
+// judgeCounting is judge counting its walks into tally when it is not
+// nil (tests).
+func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool, tally *walkTally) (*Candidate, *Rejection, error) {
 	rd := rawDocs.Get().(*canon.RawDoc)
 	rd.Reset(doc.JSON())
 	defer func() {
 		rd.Reset(nil)
 		rawDocs.Put(rd)
 	}()
-	return judgeWith(in, at, doc, records, docWalks{
+	return judgeWith(in, at, doc, records, tally.count(docWalks{
 		match: func() bool { return ev.MatchRawDoc(in.Constraints, rd) },
 		eval:  func() (bool, []aql.Evaluation) { return ev.EvalRawDoc(in.Constraints, rd, nil) },
 		apply: func() (map[string]any, []string, error) {
 			return project.ApplyRawDoc(rd, in.Projection.Include, in.Projection.Exclude)
 		},
-	})
+	}))
+}
+
+// walkTally counts the constraint walks judging took, so that tests can
+// say how often a document was matched and evaluated.
+type walkTally struct{ matches, evals int }
+
+// count returns w counting into t; a nil t returns w as it is.
+func (t *walkTally) count(w docWalks) docWalks {
+	if t == nil {
+		return w
+	}
+	match, eval := w.match, w.eval
+	w.match = func() bool { t.matches++; return match() }
+	w.eval = func() (bool, []aql.Evaluation) { t.evals++; return eval() }
+	return w
 }
 
 // docWalks are the three reads of one document judging needs: whether it

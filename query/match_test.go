@@ -107,3 +107,32 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestExactCandidatesEvaluatedOnce: the candidates of an exact plan all
+// satisfy the constraints, so each is evaluated once, for its record, and
+// never matched first; a lossy plan's candidates are matched and only
+// those that match are evaluated.
+func TestExactCandidatesEvaluatedOnce(t *testing.T) {
+	var docs []string
+	for i := range 6 {
+		docs = append(docs, fmt.Sprintf(`{"id":"c%d","score":0.%d,"record":{"name":"n%d","category":"%s","price":1}}`,
+			i, i, i, []string{"shoes", "hats"}[i%2]))
+	}
+	s, ix := openIndexed(t, docs...)
+	for _, tc := range []struct {
+		name, constraint string
+		matches, evals   int
+	}{
+		{"exact", `{"path":"/category","operator":"eq","value":"shoes"}`, 0, 3},
+		{"lossy", `{"path":"/name","operator":"matches","value":"^n[0-3]$"}`, 6, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			intent := strings.Replace(shoeIntent("ranked_set", ""), `{"path":"/category","operator":"eq","value":"shoes"}`, tc.constraint, 1)
+			tally := &walkTally{}
+			resolve(t, s, intent, &Options{Index: ix, MaxRejected: -1, walks: tally})
+			if tally.matches != tc.matches || tally.evals != tc.evals {
+				t.Errorf("%d matches and %d evaluations, want %d and %d", tally.matches, tally.evals, tc.matches, tc.evals)
+			}
+		})
+	}
+}

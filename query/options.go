@@ -51,6 +51,7 @@ type Options struct {
 	Explain func(*Plan)
 
 	rankWith rankStrategy // tests force a strategy; zero chooses by cost (lazy.go)
+	walks    *walkTally   // tests count the constraint walks (match.go)
 }
 
 func (o *Options) withDefaults() Options {

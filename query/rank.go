@@ -1,10 +1,12 @@
 package query
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/query/aql"
 )
 
@@ -12,8 +14,36 @@ import (
 // candidate without a score ranks after every scored one), then
 // candidate_id ascending, then document number, so the order is total and
 // the same on every run.
+//
+// Each candidate's score is parsed once, into its rank key (the index's
+// rank order, index.AppendRankKey, whose byte order is compareRank's),
+// and the keys are compared as bytes: a sort compares each candidate
+// log n times, and parsing two decimals per comparison was most of its
+// cost. A score without a key (not a number) sorts by compareRank.
 func rankOrder(cs []*Candidate) {
-	slices.SortStableFunc(cs, compareRank)
+	keyed := make([]rankKeyed, len(cs))
+	var arena []byte
+	for i, c := range cs {
+		start := len(arena)
+		var err error
+		if arena, err = index.AppendRankKey(arena, c.Score, c.CandidateID, c.num); err != nil {
+			slices.SortStableFunc(cs, compareRank)
+			return
+		}
+		keyed[i] = rankKeyed{key: arena[start:len(arena):len(arena)], c: c}
+	}
+	slices.SortFunc(keyed, func(a, b rankKeyed) int { return bytes.Compare(a.key, b.key) })
+	for i := range keyed {
+		cs[i] = keyed[i].c
+	}
+}
+
+// rankKeyed is a candidate with its rank key. The keys of one sort share
+// an arena: a slice may be moved by a later append, so each key is cut
+// out of the arena as it stood when it was written.
+type rankKeyed struct {
+	key []byte
+	c   *Candidate
 }
 
 func compareRank(a, b *Candidate) int {

@@ -35,7 +35,7 @@ func (r *resolution) listExcluded(ctx context.Context, s *store.Store, excluded 
 		if err != nil {
 			return fmt.Errorf("query: %w", err)
 		}
-		_, rej, err := judge(r.ev, r.in, r.at, doc, true)
+		_, rej, err := r.judge(doc, true)
 		if err != nil {
 			return err
 		}

@@ -111,6 +111,7 @@ type resolution struct {
 	cursor   *cursorState // nil on the first page
 	lazy     *lazyState   // set when the page is judged after ranking (lazy.go)
 	noLazy   bool         // a lazy attempt met documents unlike the index
+	exact    bool         // the candidates are the plan's and the plan is exact: each satisfies the constraints
 }
 
 func newResolution(in *aql.Intent, o *Options) *resolution {
@@ -139,6 +140,7 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 		if ok || err != nil {
 			return err
 		}
+		r.exact = planExact(plan)
 		if err := r.considerAll(s.Fetch(ctx, plan.Candidates, plan.Sequential)); err != nil {
 			return err
 		}
@@ -168,9 +170,11 @@ func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*st
 }
 
 // consider evaluates one document (judge, in match.go) and files it as
-// accepted or rejected.
+// accepted or rejected. A candidate of an exact plan satisfies the
+// constraints, so it is evaluated once, for its record, and not first
+// matched to learn what the plan already says.
 func (r *resolution) consider(doc *store.Doc) error {
-	c, rej, err := judge(r.ev, r.in, r.at, doc, r.keepsRejections())
+	c, rej, err := r.judge(doc, r.keepsRejections() || r.exact)
 	if err != nil {
 		return err
 	}
@@ -228,3 +232,8 @@ func projectionExplanation(missing []string, err error) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// judge judges doc for this resolution (match.go).
+func (r *resolution) judge(doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
+	return judgeCounting(r.ev, r.in, r.at, doc, records, r.o.walks)
+}
