@@ -9,14 +9,23 @@ import (
 // bitmapCache keeps the posting lists every query reads — the universe's
 // kind and owner bitmaps, every-document, and existence per path — so a
 // selective query does not read and decode them from Pebble each time.
-// Any committed mutation empties it (Index.Done). A lookup that read its
-// bitmap before a commit must not store it after the commit emptied the
-// cache, so entries are stored only if no commit happened since the read
-// began (gen).
+//
+// A committed mutation updates it by its delta (Index.Done, commit): an
+// entry whose key the mutation touched becomes a copy with the numbers
+// added and removed, as the merge operands do on disk; every other entry
+// survives. A derived entry (Public: owners ∩ kinds) is updated from its
+// updated parts, or dropped when a part is no longer cached. A commit
+// whose writes the delta does not describe (a sweep deleting keys)
+// empties the cache.
+//
+// A lookup that read its bitmap before a commit must not store it after
+// the commit updated the cache, so entries are stored only if no commit
+// happened since the read began (gen).
 type bitmapCache struct {
-	mu  sync.Mutex
-	gen uint64
-	m   map[string]*roaring.Bitmap
+	mu      sync.Mutex
+	gen     uint64
+	m       map[string]*roaring.Bitmap
+	derived map[string][]string // derived entry → its parts: the owner key, then the kind keys
 }
 
 // bitmapCacheMax bounds the entries; the cache is emptied when it fills
@@ -37,7 +46,7 @@ func cacheable(key []byte) bool {
 
 // get returns the cached bitmap at key, or the generation a later put
 // must present. Cached bitmaps are shared and never modified: a commit
-// replaces the map rather than changing a bitmap a query may be reading.
+// replaces an entry rather than changing a bitmap a query may be reading.
 func (c *bitmapCache) get(key []byte) (*roaring.Bitmap, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -50,21 +59,134 @@ func (c *bitmapCache) get(key []byte) (*roaring.Bitmap, uint64) {
 // put stores bm at key if no commit happened since gen; the caller gives
 // it up for reading only.
 func (c *bitmapCache) put(key []byte, bm *roaring.Bitmap, gen uint64) {
+	c.putDerived(key, bm, gen, nil)
+}
+
+// putDerived is put for an entry computed from the posting lists at
+// parts (the owner key, then the kind keys), so that a commit can update
+// it from theirs.
+func (c *bitmapCache) putDerived(key []byte, bm *roaring.Bitmap, gen uint64, parts []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
 		return
 	}
 	if c.m == nil || len(c.m) >= bitmapCacheMax {
-		c.m = map[string]*roaring.Bitmap{}
+		c.m, c.derived = map[string]*roaring.Bitmap{}, nil
 	}
 	c.m[string(key)] = bm
+	if parts != nil {
+		if c.derived == nil {
+			c.derived = map[string][]string{}
+		}
+		c.derived[string(key)] = parts
+	}
 }
 
-// invalidate empties the cache after a committed mutation.
-func (c *bitmapCache) invalidate() {
+// delta is what one committed mutation did to the posting lists: the
+// numbers it added under each key, then those it removed.
+type delta struct {
+	adds, dels *postingSet
+}
+
+// touched reports whether the mutation wrote key.
+func (d delta) touched(key string) bool {
+	_, added := d.adds.idx[key]
+	_, removed := d.dels.idx[key]
+	return added || removed
+}
+
+// apply returns bm with the mutation's numbers at key added, then
+// removed, as the merge operands apply them (adds before removes).
+func (d delta) apply(key string, bm *roaring.Bitmap) *roaring.Bitmap {
+	out := bm.Clone()
+	if i, ok := d.adds.idx[key]; ok {
+		out.AddMany(d.adds.list[i].nums())
+	}
+	if i, ok := d.dels.idx[key]; ok {
+		for _, n := range d.dels.list[i].nums() {
+			out.Remove(n)
+		}
+	}
+	return out
+}
+
+// numbers calls fn with every number the mutation added or removed at
+// key.
+func (d delta) numbers(key string, fn func(uint32)) {
+	for _, s := range []*postingSet{d.adds, d.dels} {
+		if i, ok := s.idx[key]; ok {
+			for _, n := range s.list[i].nums() {
+				fn(n)
+			}
+		}
+	}
+}
+
+// commit brings the cache up to a committed mutation: d when it describes
+// every write the mutation made, else (exact false) the cache is emptied.
+func (c *bitmapCache) commit(d delta, exact bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	c.m = nil
+	if !exact {
+		c.m, c.derived = nil, nil
+		return
+	}
+	if len(d.adds.list) == 0 && len(d.dels.list) == 0 {
+		return
+	}
+	for key, bm := range c.m {
+		if _, ok := c.derived[key]; !ok && d.touched(key) {
+			c.m[key] = d.apply(key, bm)
+		}
+	}
+	for key, parts := range c.derived {
+		c.commitDerived(d, key, parts)
+	}
+}
+
+// commitDerived updates the derived entry at key (owners ∩ kinds, from
+// parts) after its parts were updated: each number the mutation wrote
+// under a part is in the entry iff it is now in the owner part and in
+// one of the kind parts. A part no longer cached drops the entry.
+func (c *bitmapCache) commitDerived(d delta, key string, parts []string) {
+	var touched []uint32
+	for _, p := range parts {
+		d.numbers(p, func(n uint32) { touched = append(touched, n) })
+	}
+	if len(touched) == 0 {
+		return
+	}
+	bms := make([]*roaring.Bitmap, len(parts))
+	for i, p := range parts {
+		if bms[i] = c.m[p]; bms[i] == nil {
+			delete(c.m, key)
+			delete(c.derived, key)
+			return
+		}
+	}
+	out := c.m[key].Clone()
+	for _, n := range touched {
+		if inDerived(bms, n) {
+			out.Add(n)
+		} else {
+			out.Remove(n)
+		}
+	}
+	c.m[key] = out
+}
+
+// inDerived reports whether n is in bms[0] (the owner) and in one of the
+// rest (the kinds).
+func inDerived(bms []*roaring.Bitmap, n uint32) bool {
+	if !bms[0].Contains(n) {
+		return false
+	}
+	for _, bm := range bms[1:] {
+		if bm.Contains(n) {
+			return true
+		}
+	}
+	return false
 }

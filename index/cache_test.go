@@ -216,3 +216,35 @@ func TestSharedPostingsConcurrentReads(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCommitKeepsUntouchedEntries: a commit updates the cached posting
+// lists it wrote and leaves the others as they were, shared, not read
+// again; the public universe follows its parts without being recomputed
+// from the store.
+func TestCommitKeepsUntouchedEntries(t *testing.T) {
+	s, ix := openIndexed(t)
+	ctx := context.Background()
+	put(t, s, ctx, `{"node_id":"k1","x":1}`)
+	knowledge, err := ix.Kinds([]canon.Kind{canon.KindKnowledge})
+	if err != nil {
+		t.Fatal(err)
+	}
+	offers, err := ix.Kinds([]canon.Kind{canon.KindOffer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Public([]canon.Kind{canon.KindOffer}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, ctx, `{"offer_id":"o1","x":2}`)
+	if again, err := ix.Kinds([]canon.Kind{canon.KindKnowledge}); err != nil || again != knowledge {
+		t.Errorf("the knowledge postings, which the offer's commit did not touch, were not kept (%v)", err)
+	}
+	now, err := ix.Kinds([]canon.Kind{canon.KindOffer})
+	if err != nil || now == offers || now.GetCardinality() != 1 || offers.GetCardinality() != 0 {
+		t.Errorf("offers: %v before (must be left as it was), %v after, want the commit's copy with 1 (%v)", offers, now, err)
+	}
+	if v, gen := ix.cache.get(publicKey([]canon.Kind{canon.KindOffer})); v == nil || v.GetCardinality() != 1 {
+		t.Errorf("the public offers were not updated in the cache: %v (generation %d)", v, gen)
+	}
+}

@@ -36,7 +36,7 @@ type Index struct {
 	ranks rankKeys // the mutation's rank keys to set or delete
 	x     extractor
 	key   []byte
-	cache bitmapCache // hot posting lists, emptied by every commit
+	cache bitmapCache // hot posting lists, updated by every commit's delta
 
 	cfg      Config       // what Load found, or want
 	want     *Config      // the configuration Configure sets; nil keeps the stored one
@@ -230,7 +230,7 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 func (ix *Index) Done(committed bool) {
 	if committed {
 		ix.cfgDirty = false
-		ix.cache.invalidate()
+		ix.cache.commit(delta{ix.adds, ix.dels}, len(ix.drops) == 0) // a sweep deletes keys outside the delta
 		ix.mu.Lock()
 		for p, id := range ix.fresh {
 			ix.commitPath(p, id)

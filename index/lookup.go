@@ -504,7 +504,7 @@ func (ix *Index) Owners(owners []string) (*roaring.Bitmap, error) {
 // ([store.Public]) ∩ Kinds(kinds), the universe every query of an
 // anonymous reader computes from bitmaps as large as the store, and the
 // shared part of every other reader's. It is kept in the posting cache,
-// under the same rule (until the next commit): one entry per list of
+// updated by each commit from its parts: one entry per list of
 // kinds, that is per intent category, however many tenants read. The
 // caller must not modify it.
 func (ix *Index) Public(kinds []canon.Kind) (*roaring.Bitmap, error) {
@@ -522,7 +522,11 @@ func (ix *Index) Public(kinds []canon.Kind) (*roaring.Bitmap, error) {
 		return nil, err
 	}
 	bm = roaring.And(byOwner, byKind)
-	ix.cache.put(key, bm, gen)
+	parts := []string{string(append(appendFamily(nil, famOwner), store.Public...))}
+	for _, k := range kinds {
+		parts = append(parts, string(append(appendFamily(nil, famKind), k...)))
+	}
+	ix.cache.putDerived(key, bm, gen, parts)
 	return bm, nil
 }
 
