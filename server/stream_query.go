@@ -74,6 +74,8 @@ func (s *Server) streamFullSet(w http.ResponseWriter, r *http.Request, in *aql.I
 	defer cancel()
 	ctx, cancelQuery := context.WithTimeout(ctx, s.cfg.QueryTimeout) // a stream is one query too
 	defer cancelQuery()
+	kind := planScan
+	opts.Index, opts.Explain = s.cfg.Index, func(p *query.Plan) { kind = planKind(p) }
 	next, stop := iter.Pull2(query.Stream(ctx, s.cfg.Store, in, opts))
 	defer stop()
 	c, err, more := next()
@@ -94,7 +96,7 @@ func (s *Server) streamFullSet(w http.ResponseWriter, r *http.Request, in *aql.I
 		if e.event("candidate", strconv.Itoa(n), doc) != nil {
 			return
 		}
-		s.metrics.evaluated.WithLabelValues(planScan).Inc()
+		s.metrics.evaluated.WithLabelValues(kind).Inc()
 	}
 	s.endFullSet(e, in, opts, n, err)
 }
