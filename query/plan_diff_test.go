@@ -200,6 +200,8 @@ func compare(t *rapid.T, s *store.Store, ix *index.Index, in *aql.Intent, princi
 			t.Fatalf("planner: %v", err)
 		}
 		countRank(t, with, rank)
+		checkOracle(t, full)
+		checkOracle(t, planned)
 		if page == 0 {
 			diffCompared.Add(1)
 			if len(full.Candidates) > 0 {

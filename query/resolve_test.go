@@ -182,7 +182,7 @@ func TestDiscoveryExample(t *testing.T) {
 }
 
 // Every example intent, run against candidates.json, yields a response the
-// schema accepts.
+// schema accepts, whose bytes are the map oracle's (checkOracle).
 func TestExampleIntentsValidate(t *testing.T) {
 	dir := sharedOAP(t)
 	sch := schemaValidator(t)
@@ -197,6 +197,7 @@ func TestExampleIntentsValidate(t *testing.T) {
 			t.Fatalf("%s: %v", filepath.Base(f), err)
 		}
 		checkSchema(t, sch, resp)
+		checkOracle(t, resp)
 		t.Logf("%s: %d candidates, %d rejected", filepath.Base(f), len(resp.Candidates), resp.RejectedTotal)
 	}
 	if len(files) < 6 {

@@ -41,13 +41,11 @@ func (r *resolution) respond() (*Response, error) {
 		resp.Candidates = append(resp.Candidates, *c)
 	}
 	resp.Rejected = r.rejectedList()
-	doc := resp.unsigned()
-	wire, sig, err := r.o.Signer.AppendSigned(nil, doc)
+	unsigned, err := resp.appendUnsigned(nil)
 	if err != nil {
 		return nil, fmt.Errorf("query: sign response: %w", err)
 	}
-	doc["signature"] = sig
-	resp.signed, resp.Signature, resp.wire = doc, sig, wire
+	resp.wire, resp.Signature = r.o.Signer.AppendSignedCanonical(nil, unsigned)
 	return resp, nil
 }
 

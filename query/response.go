@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
@@ -21,10 +22,9 @@ type Response struct {
 	Signature    map[string]any
 
 	// Not serialized: what the rejected list and the plan looked like.
-	RejectedTotal int // every rejected candidate, listed or not
-	Evaluated     int // documents evaluated exactly (an exact plan's page: the page and the listed rejections only)
-	signed        map[string]any
-	wire          []byte // the RFC 8785 bytes of signed, encoded as it was signed
+	RejectedTotal int    // every rejected candidate, listed or not
+	Evaluated     int    // documents evaluated exactly (an exact plan's page: the page and the listed rejections only)
+	wire          []byte // the RFC 8785 bytes of the signed response, as they were signed
 }
 
 // Candidate is one returned candidate.
@@ -68,66 +68,150 @@ type DecisionRecord struct {
 }
 
 // Document returns the signed response as a decoded JSON document (the
-// canon value model), ready for canon.AppendValue.
-func (r *Response) Document() map[string]any { return r.signed }
+// canon value model), ready for canon.AppendValue. It is decoded from the
+// bytes the response was signed and is sent as; each call decodes anew.
+func (r *Response) Document() map[string]any {
+	v, err := canon.DecodeCanonical(r.wire)
+	if err != nil {
+		return nil // the resolver wrote these bytes: they decode
+	}
+	doc, _ := v.(map[string]any)
+	return doc
+}
 
-// unsigned builds the response document without its signature.
-func (r *Response) unsigned() map[string]any {
-	doc := map[string]any{
-		"response_id":   r.ResponseID,
-		"intent_id":     r.IntentID,
-		"resolver_did":  r.ResolverDID,
-		"resolver_role": r.ResolverRole,
-		"evaluated_at":  r.EvaluatedAt,
-		"candidates":    r.candidatesDoc(),
+// appendUnsigned appends the RFC 8785 form of the response without its
+// signature, written straight from the response's fields: member names
+// in their sorted order, every value through the one canonical writer.
+// No map per candidate, record or evaluation is built.
+func (r *Response) appendUnsigned(dst []byte) ([]byte, error) {
+	w := objWriter{buf: append(dst, '{')}
+	w.name("candidates")
+	w.buf = append(w.buf, '[')
+	for i := range r.Candidates {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		w.candidate(&r.Candidates[i], true)
+	}
+	w.buf = append(w.buf, ']')
+	w.member("evaluated_at", r.EvaluatedAt)
+	w.member("intent_id", r.IntentID)
+	if r.NextCursor != "" {
+		w.member("next_cursor", r.NextCursor)
 	}
 	if len(r.Rejected) > 0 {
-		rej := make([]any, len(r.Rejected))
-		for i, x := range r.Rejected {
-			rej[i] = map[string]any{"candidate_id": x.CandidateID, "decision_record": x.Record.document()}
+		w.name("rejected")
+		w.buf = append(w.buf, '[')
+		for i := range r.Rejected {
+			if i > 0 {
+				w.buf = append(w.buf, ',')
+			}
+			x := &r.Rejected[i]
+			o := objWriter{buf: append(w.buf, '{'), err: w.err}
+			o.member("candidate_id", x.CandidateID)
+			o.name("decision_record")
+			o.record(&x.Record)
+			w.buf, w.err = append(o.buf, '}'), o.err
 		}
-		doc["rejected"] = rej
+		w.buf = append(w.buf, ']')
 	}
-	if r.NextCursor != "" {
-		doc["next_cursor"] = r.NextCursor
+	w.member("resolver_did", r.ResolverDID)
+	w.member("resolver_role", r.ResolverRole)
+	w.member("response_id", r.ResponseID)
+	if w.err != nil {
+		return dst, w.err
 	}
-	return doc
+	return append(w.buf, '}'), nil
 }
 
-func (r *Response) candidatesDoc() []any {
-	out := make([]any, len(r.Candidates))
-	for i, c := range r.Candidates {
-		m := map[string]any{"candidate_id": c.CandidateID, "rank": canon.Number(itoa(c.Rank)),
-			"payload": c.Payload, "decision_record": c.Record.document()}
-		if c.Score != "" {
-			m["score"] = c.Score
-		}
-		if c.OverBudget {
-			m["over_budget"] = true
-		}
-		out[i] = m
-	}
-	return out
+// objWriter writes the members of one object, whose names the caller
+// gives in RFC 8785 order (all are ASCII, so byte order); the first error
+// sticks.
+type objWriter struct {
+	buf []byte
+	n   int // members written
+	err error
 }
 
-func (d *DecisionRecord) document() map[string]any {
-	evals := make([]any, len(d.Evaluations))
-	for i, e := range d.Evaluations {
-		m := map[string]any{"path": e.Path, "operator": e.Operator, "value": e.Value, "passed": e.Passed}
-		if e.HasCandidateValue {
-			m["candidate_value"] = e.CandidateValue
-		}
-		if e.Reason != "" { // a passed leaf has one under a failed not
-			m["reason"] = e.Reason
-		}
-		evals[i] = m
+// name writes the separator and the name of the next member.
+func (w *objWriter) name(name string) {
+	if w.n > 0 {
+		w.buf = append(w.buf, ',')
 	}
-	doc := map[string]any{"decision_id": d.DecisionID, "evaluated_at": d.EvaluatedAt,
-		"outcome": d.Outcome, "constraint_evaluations": evals}
+	w.n++
+	w.buf = append(append(append(w.buf, '"'), name...), '"', ':')
+}
+
+// member writes a member and its value.
+func (w *objWriter) member(name string, v any) {
+	w.name(name)
+	w.value(v)
+}
+
+// value writes v through canon.AppendCanonical.
+func (w *objWriter) value(v any) {
+	if w.err != nil {
+		return
+	}
+	w.buf, w.err = canon.AppendCanonical(w.buf, v)
+}
+
+// candidate writes c as an IntentResponse lists it; ranked false leaves
+// the rank out (a stream that does not rank).
+func (w *objWriter) candidate(c *Candidate, ranked bool) {
+	o := objWriter{buf: append(w.buf, '{'), err: w.err}
+	o.member("candidate_id", c.CandidateID)
+	o.name("decision_record")
+	o.record(&c.Record)
+	if c.OverBudget {
+		o.member("over_budget", true)
+	}
+	o.member("payload", c.Payload)
+	if ranked {
+		o.name("rank")
+		o.buf = strconv.AppendInt(o.buf, int64(c.Rank), 10)
+	}
+	if c.Score != "" {
+		o.member("score", c.Score)
+	}
+	w.buf, w.err = append(o.buf, '}'), o.err
+}
+
+// record writes a decision record (oap-aql-decision.schema.json).
+func (w *objWriter) record(d *DecisionRecord) {
+	o := objWriter{buf: append(w.buf, '{'), err: w.err}
+	o.name("constraint_evaluations")
+	o.buf = append(o.buf, '[')
+	for i := range d.Evaluations {
+		if i > 0 {
+			o.buf = append(o.buf, ',')
+		}
+		o.evaluation(&d.Evaluations[i])
+	}
+	o.buf = append(o.buf, ']')
+	o.member("decision_id", d.DecisionID)
+	o.member("evaluated_at", d.EvaluatedAt)
 	if d.Explanation != "" {
-		doc["explanation"] = d.Explanation
+		o.member("explanation", d.Explanation)
 	}
-	return doc
+	o.member("outcome", d.Outcome)
+	w.buf, w.err = append(o.buf, '}'), o.err
+}
+
+// evaluation writes one leaf's evaluation.
+func (w *objWriter) evaluation(e *aql.Evaluation) {
+	o := objWriter{buf: append(w.buf, '{'), err: w.err}
+	if e.HasCandidateValue {
+		o.member("candidate_value", e.CandidateValue)
+	}
+	o.member("operator", e.Operator)
+	o.member("passed", e.Passed)
+	o.member("path", e.Path)
+	if e.Reason != "" { // a passed leaf has one under a failed not
+		o.member("reason", e.Reason)
+	}
+	o.member("value", e.Value)
+	w.buf, w.err = append(o.buf, '}'), o.err
 }
 
 // MarshalJSON returns the signed response's RFC 8785 bytes, the ones its
@@ -135,8 +219,5 @@ func (d *DecisionRecord) document() map[string]any {
 // the response again. The bytes are shared by every call: do not modify
 // them.
 func (r *Response) MarshalJSON() ([]byte, error) {
-	if r.wire == nil {
-		return canon.AppendValue(nil, r.signed), nil
-	}
 	return slices.Clip(r.wire), nil
 }

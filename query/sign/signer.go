@@ -115,6 +115,23 @@ func (s *Signer) AppendSigned(dst []byte, doc map[string]any) (b []byte, sig map
 	return append(b, e.buf[at:]...), s.block(raw), nil
 }
 
+// AppendSignedCanonical is AppendSigned for a document already in RFC
+// 8785 form: unsigned is the canonical bytes of a JSON object that has no
+// "signature" member and no member whose name sorts after it, so the
+// signature member is written last, before the closing brace. unsigned
+// is signed as it is, not checked; it is not modified. The returned
+// slice is dst extended.
+func (s *Signer) AppendSignedCanonical(dst, unsigned []byte) (b []byte, sig map[string]any) {
+	at := len(unsigned) - 1
+	raw := ed25519.Sign(s.priv, unsigned)
+	var scratch [320]byte
+	member := s.appendMember(scratch[:0], raw, unsigned[at-1] != '{', false)
+	b = slices.Grow(dst, len(unsigned)+len(member))
+	b = append(b, unsigned[:at]...)
+	b = append(b, member...)
+	return append(b, '}'), s.block(raw)
+}
+
 // appendMember writes the signature member for signature raw, with the
 // comma that separates it from the member before it or after it.
 func (s *Signer) appendMember(dst, raw []byte, before, after bool) []byte {
