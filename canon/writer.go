@@ -18,6 +18,13 @@ import (
 // and the tests hold it byte-identical to AppendCanonical of the decoded
 // document and both to gowebpki/jcs.
 
+// RawValue is a value already in RFC 8785 form (written by this writer,
+// or canonical bytes of a stored document): AppendCanonical copies it as
+// it is, without checking it, so that a value written once to bytes can
+// be placed in a document built in Go. An empty RawValue is an error (a
+// writer that failed leaves one).
+type RawValue []byte
+
 // MaxWriteDepth is the nesting AppendCanonical accepts: what gowebpki/jcs
 // accepts, so that a hostile Go value cannot exhaust the stack.
 const MaxWriteDepth = 10000
@@ -27,7 +34,7 @@ const MaxWriteDepth = 10000
 // them (so 1.0, 1 and 1e0 are all written 1), strings with the minimal
 // escapes. v holds the decoded-document model (Decode's types) and, for
 // documents built in Go, the Go integer and float types, []string,
-// []map[string]any and map[string]string.
+// []map[string]any, map[string]string and RawValue.
 //
 // A value without an RFC 8785 form (NaN, a number outside the double
 // range, invalid UTF-8, another Go type, nesting past MaxWriteDepth) is an
@@ -164,6 +171,12 @@ func (e *writer) anyValue(v any) error {
 		return writeArray(e, v, writeObject[any])
 	case map[string]string:
 		return writeObject(e, v)
+	case RawValue:
+		if len(v) == 0 {
+			return &ValueError{Reason: "empty RawValue: a value written elsewhere failed"}
+		}
+		e.buf = append(e.buf, v...)
+		return nil
 	}
 	return e.goNumber(v)
 }

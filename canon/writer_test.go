@@ -255,3 +255,22 @@ func FuzzRoundedNumbers(f *testing.F) {
 		}
 	})
 }
+
+// TestRawValue: a RawValue is copied as it is wherever it sits; an empty
+// one is refused by AppendCanonical, at its pointer, and written as null
+// by AppendValue.
+func TestRawValue(t *testing.T) {
+	doc := map[string]any{"b": RawValue(`{"x":[1,"é"]}`), "a": []any{RawValue(`2`)}}
+	got, err := AppendCanonical(nil, doc)
+	if want := `{"a":[2],"b":{"x":[1,"é"]}}`; err != nil || string(got) != want {
+		t.Fatalf("AppendCanonical = %s, %v; want %s", got, err, want)
+	}
+	_, err = AppendCanonical(nil, map[string]any{"c": RawValue(nil)})
+	var ve *ValueError
+	if !errors.As(err, &ve) || ve.Pointer() != "/c" {
+		t.Fatalf("an empty RawValue: %v, want a ValueError at /c", err)
+	}
+	if got := AppendValue(nil, map[string]any{"c": RawValue(nil)}); string(got) != `{"c":null}` {
+		t.Fatalf("AppendValue = %s", got)
+	}
+}

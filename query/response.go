@@ -156,6 +156,19 @@ func (w *objWriter) value(v any) {
 	w.buf, w.err = canon.AppendCanonical(w.buf, v)
 }
 
+// AppendCandidate appends the RFC 8785 form of c as an IntentResponse
+// lists it, its decision record included, as Resolve writes it; a rank of
+// 0 (a candidate a stream or a Matcher did not rank) is left out. Errors
+// wrap canon.ErrNotCanonicalizable, and dst is then returned unchanged.
+func AppendCandidate(dst []byte, c *Candidate) ([]byte, error) {
+	w := objWriter{buf: dst}
+	w.candidate(c, c.Rank > 0)
+	if w.err != nil {
+		return dst, w.err
+	}
+	return w.buf, nil
+}
+
 // candidate writes c as an IntentResponse lists it; ranked false leaves
 // the rank out (a stream that does not rank).
 func (w *objWriter) candidate(c *Candidate, ranked bool) {
