@@ -64,6 +64,18 @@ func AppendCanonicalExcept(dst []byte, doc map[string]any, skip string) (b []byt
 	return e.buf, at, nil
 }
 
+// AppendString appends s as an RFC 8785 string, quoted with the minimal
+// escapes: what AppendCanonical writes for it, without boxing s in an
+// interface. Invalid UTF-8 is an error wrapping ErrNotCanonicalizable,
+// and dst is then returned unchanged.
+func AppendString(dst []byte, s string) ([]byte, error) {
+	e := writer{buf: dst}
+	if err := e.str(s); err != nil {
+		return dst, err
+	}
+	return e.buf, nil
+}
+
 // AppendValue appends the RFC 8785 form of v, for values that have one by
 // construction (documents Decode returned, values built from them). Where
 // a part of v has none, AppendValue does not fail: a number outside the

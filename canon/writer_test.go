@@ -274,3 +274,17 @@ func TestRawValue(t *testing.T) {
 		t.Fatalf("AppendValue = %s", got)
 	}
 }
+
+// TestAppendString: AppendString writes what AppendCanonical writes for
+// a string, and refuses invalid UTF-8 leaving dst as it was.
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "plain", "q\"b\\s", "\t\n\u0001\u001f", "é—🏃\u2028"} {
+		want, _ := AppendCanonical([]byte("x"), s)
+		if got, err := AppendString([]byte("x"), s); err != nil || string(got) != string(want) {
+			t.Errorf("AppendString(%q) = %s, %v; want %s", s, got, err, want)
+		}
+	}
+	if got, err := AppendString([]byte("x"), "\xff"); !errors.Is(err, ErrNotCanonicalizable) || string(got) != "x" {
+		t.Errorf("invalid UTF-8: %q, %v", got, err)
+	}
+}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"sync"
 )
 
 // respond ranks, allocates the budget, applies the resolution policy and
@@ -41,12 +42,28 @@ func (r *resolution) respond() (*Response, error) {
 		resp.Candidates = append(resp.Candidates, *c)
 	}
 	resp.Rejected = r.rejectedList()
-	unsigned, err := resp.appendUnsigned(nil)
+	buf := unsignedBufs.Get().(*[]byte)
+	defer putUnsignedBuf(buf)
+	unsigned, err := resp.appendUnsigned((*buf)[:0])
+	*buf = unsigned
 	if err != nil {
 		return nil, fmt.Errorf("query: sign response: %w", err)
 	}
 	resp.wire, resp.Signature = r.o.Signer.AppendSignedCanonical(nil, unsigned)
 	return resp, nil
+}
+
+// unsignedBufs keep the buffers responses are written into before they
+// are signed: the signed bytes are a copy, so the buffer is free again
+// when respond returns, and a response with its records (100 rejections:
+// tens of KB) is not grown from nothing on every query.
+var unsignedBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// putUnsignedBuf returns b to the pool unless one huge response grew it.
+func putUnsignedBuf(b *[]byte) {
+	if cap(*b) <= 1<<20 {
+		unsignedBufs.Put(b)
+	}
 }
 
 // page applies the resolution policy: single_best → the best one,

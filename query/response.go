@@ -94,10 +94,10 @@ func (r *Response) appendUnsigned(dst []byte) ([]byte, error) {
 		w.candidate(&r.Candidates[i], true)
 	}
 	w.buf = append(w.buf, ']')
-	w.member("evaluated_at", r.EvaluatedAt)
-	w.member("intent_id", r.IntentID)
+	w.text("evaluated_at", r.EvaluatedAt)
+	w.text("intent_id", r.IntentID)
 	if r.NextCursor != "" {
-		w.member("next_cursor", r.NextCursor)
+		w.text("next_cursor", r.NextCursor)
 	}
 	if len(r.Rejected) > 0 {
 		w.name("rejected")
@@ -108,16 +108,16 @@ func (r *Response) appendUnsigned(dst []byte) ([]byte, error) {
 			}
 			x := &r.Rejected[i]
 			o := objWriter{buf: append(w.buf, '{'), err: w.err}
-			o.member("candidate_id", x.CandidateID)
+			o.text("candidate_id", x.CandidateID)
 			o.name("decision_record")
 			o.record(&x.Record)
 			w.buf, w.err = append(o.buf, '}'), o.err
 		}
 		w.buf = append(w.buf, ']')
 	}
-	w.member("resolver_did", r.ResolverDID)
-	w.member("resolver_role", r.ResolverRole)
-	w.member("response_id", r.ResponseID)
+	w.text("resolver_did", r.ResolverDID)
+	w.text("resolver_role", r.ResolverRole)
+	w.text("response_id", r.ResponseID)
 	if w.err != nil {
 		return dst, w.err
 	}
@@ -148,6 +148,14 @@ func (w *objWriter) member(name string, v any) {
 	w.value(v)
 }
 
+// text writes a member whose value is a string.
+func (w *objWriter) text(name, v string) {
+	w.name(name)
+	if w.err == nil {
+		w.buf, w.err = canon.AppendString(w.buf, v)
+	}
+}
+
 // value writes v through canon.AppendCanonical.
 func (w *objWriter) value(v any) {
 	if w.err != nil {
@@ -173,7 +181,7 @@ func AppendCandidate(dst []byte, c *Candidate) ([]byte, error) {
 // the rank out (a stream that does not rank).
 func (w *objWriter) candidate(c *Candidate, ranked bool) {
 	o := objWriter{buf: append(w.buf, '{'), err: w.err}
-	o.member("candidate_id", c.CandidateID)
+	o.text("candidate_id", c.CandidateID)
 	o.name("decision_record")
 	o.record(&c.Record)
 	if c.OverBudget {
@@ -202,12 +210,12 @@ func (w *objWriter) record(d *DecisionRecord) {
 		o.evaluation(&d.Evaluations[i])
 	}
 	o.buf = append(o.buf, ']')
-	o.member("decision_id", d.DecisionID)
-	o.member("evaluated_at", d.EvaluatedAt)
+	o.text("decision_id", d.DecisionID)
+	o.text("evaluated_at", d.EvaluatedAt)
 	if d.Explanation != "" {
-		o.member("explanation", d.Explanation)
+		o.text("explanation", d.Explanation)
 	}
-	o.member("outcome", d.Outcome)
+	o.text("outcome", d.Outcome)
 	w.buf, w.err = append(o.buf, '}'), o.err
 }
 
@@ -217,11 +225,12 @@ func (w *objWriter) evaluation(e *aql.Evaluation) {
 	if e.HasCandidateValue {
 		o.member("candidate_value", e.CandidateValue)
 	}
-	o.member("operator", e.Operator)
-	o.member("passed", e.Passed)
-	o.member("path", e.Path)
+	o.text("operator", e.Operator)
+	o.name("passed")
+	o.buf = strconv.AppendBool(o.buf, e.Passed)
+	o.text("path", e.Path)
 	if e.Reason != "" { // a passed leaf has one under a failed not
-		o.member("reason", e.Reason)
+		o.text("reason", e.Reason)
 	}
 	o.member("value", e.Value)
 	w.buf, w.err = append(o.buf, '}'), o.err
