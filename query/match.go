@@ -79,8 +79,8 @@ func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc
 	return judgeWith(in, at, doc, records, tally.count(docWalks{
 		match: func() bool { return ev.MatchRawDoc(in.Constraints, rd) },
 		eval:  func() (bool, []aql.Evaluation) { return ev.EvalRawDoc(in.Constraints, rd, nil) },
-		apply: func() (map[string]any, []string, error) {
-			return project.ApplyRawDoc(rd, in.Projection.Include, in.Projection.Exclude)
+		apply: func() (canon.RawValue, []string, error) {
+			return project.AppendRawDoc(nil, rd, in.Projection.Include, in.Projection.Exclude)
 		},
 	}))
 }
@@ -105,7 +105,7 @@ func (t *walkTally) count(w docWalks) docWalks {
 type docWalks struct {
 	match func() bool
 	eval  func() (bool, []aql.Evaluation)
-	apply func() (map[string]any, []string, error)
+	apply func() (canon.RawValue, []string, error)
 }
 
 // judgeWith is judge over any way of reading the document (R3, the

@@ -24,8 +24,9 @@ func judgeBytes(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, r
 	return judgeWith(in, at, doc, records, docWalks{
 		match: func() bool { return ev.MatchRaw(in.Constraints, raw) },
 		eval:  func() (bool, []aql.Evaluation) { return ev.EvalRaw(in.Constraints, raw, nil) },
-		apply: func() (map[string]any, []string, error) {
-			return project.ApplyRaw(raw, in.Projection.Include, in.Projection.Exclude)
+		apply: func() (canon.RawValue, []string, error) {
+			p, missing, err := project.ApplyRaw(raw, in.Projection.Include, in.Projection.Exclude)
+			return canon.AppendValue(nil, p), missing, err
 		},
 	})
 }

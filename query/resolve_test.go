@@ -166,7 +166,10 @@ func TestDiscoveryExample(t *testing.T) {
 			t.Errorf("%s: failed %v, want %s (records %+v)", r.CandidateID, failed, wantFail[r.CandidateID], r.Record.Evaluations)
 		}
 	}
-	p := resp.Candidates[0].Payload
+	p, err := resp.Candidates[0].PayloadValue()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := p["internal_metadata"]; ok || p["manifest_id"] != "manifest:shop-a:sku-001" || len(p) != 4 {
 		t.Errorf("payload %v", p)
 	}

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -31,13 +32,27 @@ type Response struct {
 type Candidate struct {
 	CandidateID string
 	Rank        int
-	Score       canon.Number // "" when the candidate has no score
-	Payload     map[string]any
+	Score       canon.Number   // "" when the candidate has no score
+	Payload     canon.RawValue // the projection's RFC 8785 bytes, copied from the document (PayloadValue decodes it)
 	Record      DecisionRecord
 	OverBudget  bool
 
 	cost *canon.Cost // nil when the candidate has none
 	num  uint32      // document number: the last tie-break
+}
+
+// PayloadValue decodes Payload (the canon value model); an empty
+// Payload is an empty object.
+func (c *Candidate) PayloadValue() (map[string]any, error) {
+	if len(c.Payload) == 0 {
+		return map[string]any{}, nil
+	}
+	v, err := canon.DecodeCanonical(c.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("query: payload: %w", err)
+	}
+	m, _ := v.(map[string]any)
+	return m, nil
 }
 
 // Cost returns the candidate's cost signal, which ranked it but is not
@@ -187,7 +202,12 @@ func (w *objWriter) candidate(c *Candidate, ranked bool) {
 	if c.OverBudget {
 		o.member("over_budget", true)
 	}
-	o.member("payload", c.Payload)
+	o.name("payload")
+	if len(c.Payload) == 0 {
+		o.buf = append(o.buf, "{}"...)
+	} else {
+		o.buf = append(o.buf, c.Payload...)
+	}
 	if ranked {
 		o.name("rank")
 		o.buf = strconv.AppendInt(o.buf, int64(c.Rank), 10)

@@ -32,7 +32,7 @@ func TestCandidateDocEqualsMapOracle(t *testing.T) {
 			Score:      canon.Number(rapid.SampledFrom([]string{"", "0.5", "1", "-2.50"}).Draw(t, "score")),
 			OverBudget: rapid.Bool().Draw(t, "over")}
 		if p, ok := value("payload").(map[string]any); ok {
-			c.Payload = p
+			c.Payload = canon.AppendValue(nil, p)
 		}
 		c.Record = query.DecisionRecord{DecisionID: rapid.SampledFrom(strs).Draw(t, "decision"), EvaluatedAt: "2026-05-04T00:00:00Z",
 			Outcome:     rapid.SampledFrom([]string{"accept", "reject", "over_budget"}).Draw(t, "outcome"),
@@ -86,7 +86,7 @@ func oldEvaluationsDoc(evals []aql.Evaluation) []any {
 // oldCandidateDoc is a candidate as an IntentResponse lists it; rank 0 is
 // left out (streams that do not rank).
 func oldCandidateDoc(c *query.Candidate) map[string]any {
-	m := map[string]any{"candidate_id": c.CandidateID, "payload": c.Payload, "decision_record": oldDecisionDoc(&c.Record)}
+	m := map[string]any{"candidate_id": c.CandidateID, "payload": oldPayload(c), "decision_record": oldDecisionDoc(&c.Record)}
 	if c.Rank > 0 {
 		m["rank"] = canon.Number(strconv.Itoa(c.Rank))
 	}
@@ -97,4 +97,13 @@ func oldCandidateDoc(c *query.Candidate) map[string]any {
 		m["over_budget"] = true
 	}
 	return m
+}
+
+// oldPayload is the payload as the map builder held it: no payload was a
+// nil map, written {}.
+func oldPayload(c *query.Candidate) any {
+	if len(c.Payload) == 0 {
+		return map[string]any(nil)
+	}
+	return c.Payload
 }

@@ -66,7 +66,8 @@ func candidateRow(c *query.Candidate, include []*canon.Pointer) []string {
 	}
 	row := []string{strconv.Itoa(c.Rank), cell(c.CandidateID, idWidth), cell(score, cellWidth), cell(cost, cellWidth)}
 	for _, p := range include {
-		row = append(row, cell(field(c.Payload, p), cellWidth))
+		payload, _ := c.PayloadValue() // the resolver wrote it: it decodes
+		row = append(row, cell(field(payload, p), cellWidth))
 	}
 	return row
 }
@@ -148,7 +149,9 @@ func remoteTable(body, intent []byte) (*query.Response, []*canon.Pointer, error)
 		c := query.Candidate{CandidateID: asString(m["candidate_id"]), OverBudget: m["over_budget"] == true}
 		c.Rank, _ = strconv.Atoi(string(asNumber(m["rank"])))
 		c.Score = asNumber(m["score"])
-		c.Payload, _ = m["payload"].(map[string]any)
+		if p, ok := m["payload"].(map[string]any); ok {
+			c.Payload = canon.AppendValue(nil, p)
+		}
 		resp.Candidates = append(resp.Candidates, c)
 	}
 	for _, x := range asList(doc["rejected"]) {

@@ -46,6 +46,28 @@ func rawAgreement(c []byte, tree any, include, exclude []*canon.Pointer) string 
 	if d := docAgreement(c, include, exclude); d != "" {
 		return d
 	}
+	return appendAgreement(c, include, exclude)
+}
+
+// appendAgreement is "" when AppendRawDoc writes, after a prefix it must
+// keep, the RFC 8785 bytes of ApplyRaw's payload over the canonical c,
+// with the same missing paths and error.
+func appendAgreement(c []byte, include, exclude []*canon.Pointer) string {
+	payload, wantMissing, wantErr := ApplyRaw(c, include, exclude)
+	prefix := []byte("[1,")
+	got, gotMissing, gotErr := AppendRawDoc(prefix, canon.NewRawDoc(c), include, exclude)
+	want := prefix
+	if wantErr == nil {
+		want = canon.AppendValue(slices.Clone(prefix), payload)
+	}
+	switch {
+	case string(got) != string(want):
+		return "AppendRawDoc wrote " + string(got) + ", want " + string(want)
+	case !slices.Equal(gotMissing, wantMissing):
+		return "missing (AppendRawDoc) " + cmp.Diff(wantMissing, gotMissing)
+	case errText(gotErr) != errText(wantErr):
+		return "error (AppendRawDoc) " + cmp.Diff(errText(wantErr), errText(gotErr))
+	}
 	return ""
 }
 

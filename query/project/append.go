@@ -1,0 +1,145 @@
+package project
+
+import (
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// AppendRawDoc is ApplyRawDoc writing the payload's RFC 8785 bytes to dst
+// instead of building it: the selected values are copied from d's
+// canonical bytes as they are (a canonical document's subtrees are
+// canonical, and a subset of an object's members keeps their order), so
+// nothing is decoded. The bytes equal canon.AppendValue of ApplyRawDoc's
+// payload; missing and the errors are ApplyRawDoc's, and on an error dst
+// is returned unchanged. d is used only during the call; AppendRawDoc is
+// safe for concurrent use with distinct RawDocs.
+func AppendRawDoc(dst []byte, d *canon.RawDoc, include, exclude []*canon.Pointer) (out []byte, missing []string, err error) {
+	doc := d.Bytes()
+	if len(doc) == 0 || doc[0] != '{' {
+		return dst, nil, notObjectRaw(doc)
+	}
+	r := markers.Get().(*rawMarker)
+	defer markers.Put(r)
+	r.root, r.doc = &mark{}, d
+	defer func() { r.root, r.doc = nil, nil }()
+	for _, p := range include {
+		if !r.markAll(doc, p, func(m *mark) { m.include = true }) {
+			missing = append(missing, p.String())
+		}
+	}
+	for _, p := range exclude {
+		r.markAll(doc, p, func(m *mark) { m.exclude = true })
+	}
+	out, ok, err := appendRaw(dst, doc, d, r.root, false)
+	switch {
+	case err != nil:
+		return dst, nil, err
+	case !ok:
+		out = append(out[:len(dst)], "{}"...)
+	}
+	return out, missing, nil
+}
+
+// appendRaw is buildRaw writing to dst: what v keeps under its mark m,
+// and whether anything was kept (when not, dst is returned as it was).
+// rd, set only for the root, is v's RawDoc.
+func appendRaw(dst, v []byte, rd *canon.RawDoc, m *mark, all bool) ([]byte, bool, error) {
+	if m != nil {
+		if m.exclude {
+			return dst, false, nil
+		}
+		all = all || m.include
+	}
+	if m == nil || len(m.kids) == 0 {
+		if !all {
+			return dst, false, nil
+		}
+		return append(dst, v...), true, nil
+	}
+	switch v[0] {
+	case '{':
+		return appendObjectRaw(dst, v, rd, m, all)
+	case '[':
+		return appendArrayRaw(dst, v, m, all)
+	}
+	return append(dst, v...), all, nil // only a container's mark has kids
+}
+
+// appendObjectRaw is buildObjectRaw writing to dst: the members kept, in
+// the order the canonical bytes hold them, keys copied as they are.
+func appendObjectRaw(dst, v []byte, rd *canon.RawDoc, m *mark, all bool) ([]byte, bool, error) {
+	start := len(dst)
+	out := append(dst, '{')
+	kept := 0
+	var err error
+	each := func(key, x []byte) bool {
+		name, _ := memberName(key) // used for the lookup only
+		km := m.child(step{name: name, index: -1})
+		if km == nil && !all {
+			return true
+		}
+		mark := len(out)
+		if kept > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(out, key...), ':')
+		var ok bool
+		if out, ok, err = appendRaw(out, x, nil, km, all); err != nil {
+			return false
+		}
+		if ok {
+			kept++
+		} else {
+			out = out[:mark]
+		}
+		return true
+	}
+	if rd != nil {
+		rd.EachMember(each)
+	} else {
+		canon.EachMember(v, each)
+	}
+	if err != nil {
+		return dst[:start], false, err
+	}
+	if !all && kept == 0 {
+		return out[:start], false, nil
+	}
+	return append(out, '}'), true, nil
+}
+
+// appendArrayRaw is buildArrayRaw writing to dst: the elements kept, in
+// order.
+func appendArrayRaw(dst, v []byte, m *mark, all bool) ([]byte, bool, error) {
+	start := len(dst)
+	out := append(dst, '[')
+	kept, i := 0, 0
+	var err error
+	canon.EachElement(v, func(x []byte) bool {
+		km := m.child(step{index: i})
+		i++
+		if km == nil && !all {
+			return true
+		}
+		mark := len(out)
+		if kept > 0 {
+			out = append(out, ',')
+		}
+		var ok bool
+		if out, ok, err = appendRaw(out, x, nil, km, all); err != nil {
+			return false
+		}
+		if ok {
+			kept++
+		} else {
+			out = out[:mark]
+		}
+		return true
+	})
+	if err != nil {
+		return dst[:start], false, err
+	}
+	if !all && kept == 0 {
+		return out[:start], false, nil
+	}
+	return append(out, ']'), true, nil
+}
