@@ -157,8 +157,8 @@ func benchQueries(n int) []benchQuery {
 // full scan, side by side in one run, all candidates on one page; and,
 // when there are more than 100, the planner's first full_set page of 100
 // (planner-page100: an exact plan judges that page only); and the
-// planner listing no rejections (planner-norejected), the floor for what
-// listing the default 100 costs. The expected
+// planner listing 10 rejections or none (planner-rejected10,
+// planner-norejected), against what listing the default 100 costs. The expected
 // count is checked before timing. Signing included. Besides ns/op it reports the latency
 // percentiles p50-ms and p99-ms over the timed iterations, and
 // docs-covered/s (corpus size × queries per second: for the full scan,
@@ -168,12 +168,14 @@ func BenchmarkResolve(b *testing.B) {
 	n := benchDocs()
 	for _, q := range benchQueries(n) {
 		in := benchIntent(b, q.constraints)
-		for _, mode := range []string{"planner", "planner-norejected", "planner-page100", "fullscan"} {
+		for _, mode := range []string{"planner", "planner-rejected10", "planner-norejected", "planner-page100", "fullscan"} {
 			o := &Options{Signer: testSigner(), At: at, PageSize: 1 << 30}
 			want := q.want
 			switch mode {
 			case "planner":
 				o.Index = ix
+			case "planner-rejected10":
+				o.Index, o.MaxRejected = ix, 10
 			case "planner-norejected":
 				o.Index, o.MaxRejected = ix, -1
 			case "planner-page100":
