@@ -18,7 +18,11 @@
 // by page, rejections included: what the plan excluded is rejected, and
 // the first of it read and judged for the list, rejected.go). Candidates
 // are judged on their stored canonical bytes (match.go: eval.EvalRaw,
-// project.ApplyRaw), never decoded to a tree. An exact plan ranks its
-// candidates from their records and judges one page (lazy.go). Resolve is
-// safe for concurrent use.
+// project.AppendRawDoc, which copies the payload's bytes), never decoded
+// to a tree; an exact plan's candidates are evaluated once, for their
+// records. An exact plan ranks its candidates from their records and
+// judges one page (lazy.go). The response and its decision records are
+// written straight to RFC 8785 bytes (response.go) and signed as written.
+// Stream plans through the index as Resolve does. Resolve is safe for
+// concurrent use.
 package query
