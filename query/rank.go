@@ -34,8 +34,30 @@ func rankOrder(cs []*Candidate) {
 	}
 	slices.SortFunc(keyed, func(a, b rankKeyed) int { return bytes.Compare(a.key, b.key) })
 	for i := range keyed {
-		cs[i] = keyed[i].c
+		cs[i], keyed[i].c.rankKey = keyed[i].c, keyed[i].key
 	}
+}
+
+// afterKey returns how many of cs, in rank order, rank at or before the
+// cursor position (score, id, num): by binary search over the rank keys
+// rankOrder left, or by compareRank, one by one, when it left none.
+func afterKey(cs []*Candidate, score canon.Number, id string, num uint32) int {
+	key, err := index.AppendRankKey(nil, score, id, num)
+	if err == nil && len(cs) > 0 && cs[0].rankKey != nil {
+		i, _ := slices.BinarySearchFunc(cs, key, func(c *Candidate, k []byte) int {
+			if c2 := bytes.Compare(c.rankKey, k); c2 != 0 {
+				return c2
+			}
+			return -1 // equal keys rank at or before: skip them
+		})
+		return i
+	}
+	at := &Candidate{Score: score, CandidateID: id, num: num}
+	i := 0
+	for i < len(cs) && compareRank(cs[i], at) <= 0 {
+		i++
+	}
+	return i
 }
 
 // rankKeyed is a candidate with its rank key. The keys of one sort share

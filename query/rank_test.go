@@ -9,7 +9,8 @@ import (
 )
 
 // TestRankOrderEqualsCompareRank: ranking by keys parsed once gives the
-// order compareRank gives, over scores that tie in value but not in text
+// order compareRank gives, and a cursor's place in it is where
+// compareRank puts it, over scores that tie in value but not in text
 // (1, 1.0, 1e0, -0, 0), ids that prefix each other or hold NUL, and
 // candidates without a score.
 func TestRankOrderEqualsCompareRank(t *testing.T) {
@@ -30,6 +31,17 @@ func TestRankOrderEqualsCompareRank(t *testing.T) {
 			if compareRank(got[i], want[i]) != 0 {
 				t.Fatalf("position %d: %+v, want %+v", i, *got[i], *want[i])
 			}
+		}
+		// A cursor's position: found by the keys' binary search where
+		// compareRank, one by one, finds it.
+		cur := &Candidate{Score: rapid.SampledFrom(scores).Draw(t, "cursor score"),
+			CandidateID: rapid.SampledFrom(ids).Draw(t, "cursor id"), num: uint32(rapid.IntRange(0, 5).Draw(t, "cursor num"))}
+		linear := 0
+		for linear < len(want) && compareRank(want[linear], cur) <= 0 {
+			linear++
+		}
+		if at := afterKey(got, cur.Score, cur.CandidateID, cur.num); at != linear {
+			t.Fatalf("after the cursor %+v: %d by keys, %d by compareRank", *cur, at, linear)
 		}
 	})
 }

@@ -81,10 +81,7 @@ func (r *resolution) page() ([]*Candidate, string, error) {
 func (r *resolution) fullSetPage() ([]*Candidate, string, error) {
 	start := 0
 	if c := r.cursor; c != nil && (r.lazy == nil || !r.lazy.walked) { // a walk starts after the cursor
-		key := &Candidate{Score: c.score, CandidateID: c.id, num: c.num}
-		for start < len(r.accepted) && compareRank(r.accepted[start], key) <= 0 {
-			start++
-		}
+		start = afterKey(r.accepted, c.score, c.id, c.num)
 	}
 	end := min(start+r.o.PageSize, len(r.accepted))
 	page := r.accepted[start:end]

@@ -37,8 +37,9 @@ type Candidate struct {
 	Record      DecisionRecord
 	OverBudget  bool
 
-	cost *canon.Cost // nil when the candidate has none
-	num  uint32      // document number: the last tie-break
+	cost    *canon.Cost // nil when the candidate has none
+	num     uint32      // document number: the last tie-break
+	rankKey []byte      // its rank key, once rankOrder has sorted by keys (rank.go)
 }
 
 // PayloadValue decodes Payload (the canon value model); an empty
