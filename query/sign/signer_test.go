@@ -311,3 +311,24 @@ func TestSignBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendSignedCanonical: signing a document's RFC 8785 bytes gives
+// the bytes and signature AppendSigned gives for the document, empty or
+// not, and they verify.
+func TestAppendSignedCanonical(t *testing.T) {
+	s := testSigner(t)
+	for _, doc := range []map[string]any{{}, {"a": "x"}, typicalResponse(3)} {
+		unsigned := canon.AppendValue(nil, doc)
+		got, sig := s.AppendSignedCanonical([]byte("prefix"), unsigned)
+		want, wantSig, err := s.AppendSigned([]byte("prefix"), doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) || sig["value"] != wantSig["value"] {
+			t.Fatalf("AppendSignedCanonical\n%s\nAppendSigned\n%s", got, want)
+		}
+		if err := VerifyBytes(got[len("prefix"):], s.PublicKey()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
