@@ -87,6 +87,9 @@ type DecisionRecord struct {
 // canon value model), ready for canon.AppendValue. It is decoded from the
 // bytes the response was signed and is sent as; each call decodes anew.
 func (r *Response) Document() map[string]any {
+	if r.wire == nil {
+		return nil // not made by Resolve
+	}
 	v, err := canon.DecodeCanonical(r.wire)
 	if err != nil {
 		return nil // the resolver wrote these bytes: they decode
@@ -260,7 +263,11 @@ func (w *objWriter) evaluation(e *aql.Evaluation) {
 // MarshalJSON returns the signed response's RFC 8785 bytes, the ones its
 // signature was computed over plus the signature member, without encoding
 // the response again. The bytes are shared by every call: do not modify
-// them.
+// them. A Response Resolve did not make (built by hand) has no such
+// bytes and is written as null, as its empty document was.
 func (r *Response) MarshalJSON() ([]byte, error) {
+	if r.wire == nil {
+		return []byte("null"), nil
+	}
 	return slices.Clip(r.wire), nil
 }

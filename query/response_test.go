@@ -48,3 +48,15 @@ func TestMarshalJSONIsSignedCanonical(t *testing.T) {
 		t.Error("MarshalJSON is not stable")
 	}
 }
+
+// TestUnresolvedResponse: a Response built by hand, not by Resolve, has
+// no document and is written as null, never as invalid JSON.
+func TestUnresolvedResponse(t *testing.T) {
+	r := &Response{ResponseID: "x"}
+	if b, err := r.MarshalJSON(); err != nil || string(b) != "null" {
+		t.Fatalf("MarshalJSON = %s, %v", b, err)
+	}
+	if r.Document() != nil {
+		t.Fatal("a Document for a response Resolve did not make")
+	}
+}
