@@ -61,7 +61,7 @@ func TestLimitRejectedRecords(t *testing.T) {
 	for _, limit := range []int{0, 3} { // 0: the default
 		max := limit
 		if max == 0 {
-			max = 100
+			max = DefaultMaxRejected
 		}
 		// Exactly at the cap: every rejection listed, no note.
 		s := shoeStore(t, 0, max)

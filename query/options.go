@@ -8,6 +8,13 @@ import (
 	"github.com/aqlstore/aqlstore/query/sign"
 )
 
+// DefaultMaxRejected is how many rejected candidates a response lists
+// when Options.MaxRejected is 0. Each listed rejection costs a read and a
+// full evaluation of its document for the record (about 20 µs), so ten
+// keep a point query's cost with the answer's (BenchmarkResolve's
+// planner-rejected10 against planner); the rest are counted.
+const DefaultMaxRejected = 10
+
 // Options configure one resolution.
 type Options struct {
 	// Signer signs the response; required.
@@ -38,8 +45,9 @@ type Options struct {
 	PageSize int
 	// Cursor continues a full_set resolution from a previous next_cursor.
 	Cursor string
-	// MaxRejected caps the rejected candidates listed (default 100; the
-	// response says when the cap cut the list). Negative lists none.
+	// MaxRejected caps the rejected candidates listed (default
+	// DefaultMaxRejected; the response says when the cap cut the list).
+	// Negative lists none.
 	MaxRejected int
 	// Role is the resolver_role of the response (default storage_substrate).
 	Role string
@@ -67,7 +75,7 @@ func (o *Options) withDefaults() Options {
 		c.PageSize = 100
 	}
 	if c.MaxRejected == 0 {
-		c.MaxRejected = 100
+		c.MaxRejected = DefaultMaxRejected
 	}
 	if c.Role == "" {
 		c.Role = "storage_substrate"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aqlstore/aqlstore/index"
+	"github.com/aqlstore/aqlstore/query"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
@@ -39,8 +40,8 @@ const (
 	DefaultWriteWait           = 2 * time.Second // a write waits this long for write memory, then 503
 	DefaultMaxSubscriptions    = 32              // subscription streams one caller holds open; 429 beyond
 	DefaultMaxEventsPerMinute  = aql.DefaultMaxEventRate
-	DefaultMaxPageSize         = 1000 // ?page_size= of a full_set query
-	DefaultMaxRejected         = 100  // rejected candidates listed in one response (query's default)
+	DefaultMaxPageSize         = 1000                     // ?page_size= of a full_set query
+	DefaultMaxRejected         = query.DefaultMaxRejected // rejected candidates listed in one response
 	DefaultMaxHeaderBytes      = 64 << 10
 	DefaultSignedWindow        = 5 * time.Minute
 )

@@ -42,7 +42,7 @@ func (c *queryCommand) command() *cobra.Command {
 	f.StringSliceVar(&c.kinds, "kind", nil, "resolve against these kinds instead of the category's")
 	f.IntVar(&c.pageSize, "page-size", 100, "candidates per full_set page")
 	f.StringVar(&c.cursor, "cursor", "", "continue a full_set response from its next_cursor")
-	f.IntVar(&c.rejected, "max-rejected", 100, "list at most this many rejected candidates")
+	f.IntVar(&c.rejected, "max-rejected", query.DefaultMaxRejected, "list at most this many rejected candidates")
 	f.StringVar(&c.trust, "trust", "", "trust file mapping issuer DIDs to keys (did:key issuers resolve without one)")
 	f.StringVar(&c.server, "server", "", "post the intent to a running aqlstore server (its response signature is checked against its did.json)")
 	f.StringVar(&c.token, "token", "", "bearer token for --server")
