@@ -2,6 +2,7 @@ package canon
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -26,6 +27,9 @@ import (
 // ParseDocument reads the kind and the natural key without scanning the
 // document again.
 func (c *onePass) run(dst, b []byte, l *Limits) ([]byte, bool) {
+	if len(b) >= maxOnePass {
+		return dst, false
+	}
 	c.b, c.i, c.out, c.root, c.rootOK = b, 0, dst, c.root[:0], false
 	c.maxDepth, c.maxMembers = min(l.MaxDepth, fastMaxDepth), l.MaxMembers
 	c.maxName, c.maxPath = l.MaxNameBytes, l.MaxPathBytes
@@ -43,6 +47,11 @@ func (c *onePass) run(dst, b []byte, l *Limits) ([]byte, bool) {
 	}
 	return out, true
 }
+
+// maxOnePass bounds the documents the one pass writes, so that offsets
+// into the input fit a memberSpan's int32s; larger ones (only under
+// raised limits) take the token path.
+const maxOnePass = 1 << 28
 
 // onePass is the state of one canonicalization. Its scratch slices are
 // kept across documents (onePassPool), so a put allocates nothing here
@@ -65,13 +74,23 @@ type onePass struct {
 	rootOK  bool            // root holds them: the root is an object the one pass wrote
 }
 
-// memberSpan is one member of an object being written: its unescaped name
-// (in the input, or in onePass.names when the name had escapes) and where
-// `"name":value` lies in out.
+// memberSpan is one member of an object being written: where its
+// unescaped name lies (nameAt in the input, or ^nameAt in onePass.names
+// when the name had escapes) and where `"name":value` lies in out. It
+// holds no pointer, so that sorting members costs no write barriers.
 type memberSpan struct {
-	name       []byte
-	start, end int
-	colon      int // offset of the ':' from start
+	nameAt, nameLen int32
+	colon           int32 // offset of the ':' from start
+	start, end      int
+}
+
+// name returns m's unescaped name.
+func (c *onePass) name(m *memberSpan) []byte {
+	if m.nameAt < 0 {
+		at := ^m.nameAt
+		return c.names[at : at+m.nameLen]
+	}
+	return c.b[m.nameAt : m.nameAt+m.nameLen]
 }
 
 // memberOffsets locates a root member in canonical bytes: the quoted key
@@ -82,7 +101,6 @@ var onePassPool = sync.Pool{New: func() any { return new(onePass) }}
 
 // release drops every reference to the document and puts c back.
 func (c *onePass) release() {
-	clear(c.members[:cap(c.members)])
 	c.members, c.names = c.members[:0], c.names[:0]
 	c.b, c.out, c.rootOK, c.paths = nil, nil, false, pathBound{}
 	onePassPool.Put(c)
@@ -112,8 +130,7 @@ func (c *onePass) value(depth, pathBytes int) bool {
 	case '[':
 		return c.array(depth+1, pathBytes)
 	case '"':
-		_, ok := c.string(false)
-		return ok
+		return c.string()
 	case 't':
 		return c.literal("true")
 	case 'f':
@@ -154,10 +171,11 @@ func (c *onePass) object(depth, pathBytes int) bool {
 			return false
 		}
 		start := len(c.out)
-		name, ok := c.string(true)
-		if !ok {
+		m := memberSpan{start: start}
+		if !c.memberName(&m) {
 			return false
 		}
+		name := c.name(&m)
 		c.space()
 		if c.i >= len(c.b) || c.b[c.i] != ':' {
 			return false
@@ -169,14 +187,15 @@ func (c *onePass) object(depth, pathBytes int) bool {
 		}
 		c.paths.add(n)
 		if k := len(c.members); k > base {
-			switch d := compareUTF16(c.members[k-1].name, name); {
+			switch d := compareUTF16(c.name(&c.members[k-1]), name); {
 			case d == 0:
 				return false // a duplicate name
 			case d > 0:
 				ordered = false
 			}
 		}
-		c.members = append(c.members, memberSpan{name: name, start: start, colon: len(c.out) - start})
+		m.colon = int32(len(c.out) - start)
+		c.members = append(c.members, m)
 		c.out = append(c.out, ':')
 		k := len(c.members) - 1
 		if !c.value(depth, n) {
@@ -209,12 +228,12 @@ func (c *onePass) object(depth, pathBytes int) bool {
 // moves their bytes to match. Equal names, which the order check only
 // sees when neighbours, are a duplicate: false.
 func (c *onePass) reorder(members []memberSpan, body int) bool {
-	sortMembers(members)
+	c.sortMembers(members)
 	c.sorted = c.sorted[:0]
 	for k := range members {
 		m := &members[k]
 		if k > 0 {
-			if bytes.Equal(members[k-1].name, m.name) {
+			if bytes.Equal(c.name(&members[k-1]), c.name(m)) {
 				return false
 			}
 			c.sorted = append(c.sorted, ',')
@@ -235,15 +254,16 @@ func (c *onePass) reorder(members []memberSpan, body int) bool {
 // sortMembers sorts members by name in UTF-16 order. Objects are small
 // (a manifest's have a dozen members at most), where an insertion sort
 // with the comparison inlined beats a general sort several times over.
-func sortMembers(members []memberSpan) {
+func (c *onePass) sortMembers(members []memberSpan) {
 	if len(members) > 24 {
-		slices.SortFunc(members, func(a, b memberSpan) int { return compareUTF16(a.name, b.name) })
+		slices.SortFunc(members, func(a, b memberSpan) int { return compareUTF16(c.name(&a), c.name(&b)) })
 		return
 	}
 	for k := 1; k < len(members); k++ {
 		m := members[k]
+		name := c.name(&m)
 		j := k
-		for j > 0 && compareUTF16(members[j-1].name, m.name) > 0 {
+		for j > 0 && compareUTF16(c.name(&members[j-1]), name) > 0 {
 			members[j] = members[j-1]
 			j--
 		}
@@ -255,7 +275,7 @@ func sortMembers(members []memberSpan) {
 func (c *onePass) recordRoot(members []memberSpan) {
 	for k := range members {
 		m := &members[k]
-		c.root = append(c.root, memberOffsets{m.start, m.start + m.colon, m.end})
+		c.root = append(c.root, memberOffsets{m.start, m.start + int(m.colon), m.end})
 	}
 	c.rootOK = true
 }
@@ -320,44 +340,85 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// string writes the string at c.i in canonical form. Without escapes it
-// is the input's bytes, checked for control characters and UTF-8; with
-// escapes, jsontext unescapes it under the token decoder's own rules and
-// quotes it again as RFC 8785 does (§3.2.2.2). It returns the string's
-// unescaped bytes when name is set (a member name, for ordering),
-// valid until the document is done.
-func (c *onePass) string(name bool) ([]byte, bool) {
+// string writes the string value at c.i in canonical form.
+func (c *onePass) string() bool {
+	_, _, ok := c.quoted()
+	return ok
+}
+
+// memberName writes the member name at c.i in canonical form and sets
+// where m's unescaped name lies.
+func (c *onePass) memberName(m *memberSpan) bool {
+	start := c.i
+	body, escaped, ok := c.quoted()
+	if !ok {
+		return false
+	}
+	m.nameLen = int32(len(body))
+	if escaped { // body is c.str: keep it in names
+		m.nameAt = ^int32(len(c.names))
+		c.names = append(c.names, body...)
+		return true
+	}
+	m.nameAt = int32(start + 1)
+	return true
+}
+
+// quoted writes the string at c.i in canonical form and returns its
+// unescaped bytes: the input's own when it has no escape (then they are
+// checked for control characters and UTF-8 and copied as they are), else
+// c.str (escaped), where jsontext unescaped it under the token decoder's
+// own rules before it was quoted again as RFC 8785 does (§3.2.2.2).
+func (c *onePass) quoted() (body []byte, escaped, ok bool) {
 	b, start := c.b, c.i
 	ascii := true
 	for j := start + 1; j < len(b); j++ {
-		for j < len(b) && plain[b[j]] {
-			j++
-		}
-		if j == len(b) {
+		if j = plainRun(b, j); j == len(b) {
 			break
 		}
 		switch ch := b[j]; {
 		case ch == '"':
 			body := b[start+1 : j]
 			if !ascii && !utf8.Valid(body) {
-				return nil, false
+				return nil, false, false
 			}
 			c.i = j + 1
 			c.out = append(c.out, b[start:j+1]...)
-			return body, true
+			return body, false, true
 		case ch == '\\':
-			return c.escaped(name)
+			body, ok := c.escaped()
+			return body, true, ok
 		case ch < ' ':
-			return nil, false
+			return nil, false, false
 		default:
 			ascii = false
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
-// escaped writes the string at c.i, which holds an escape.
-func (c *onePass) escaped(name bool) ([]byte, bool) {
+// plainRun returns the index of the first byte at or after b[j] that is
+// not plain, len(b) when none is: eight bytes at a time while no byte in
+// them is a quote, a backslash, a control character or non-ASCII.
+func plainRun(b []byte, j int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; j+8 <= len(b); j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:])
+		q, s := x^(ones*'"'), x^(ones*'\\')
+		// A byte of q or s is zero, or of x below 0x20 or above 0x7f.
+		if ((q-ones)&^q|(s-ones)&^s|(x-ones*' ')&^x|x)&highs != 0 {
+			break
+		}
+	}
+	for j < len(b) && plain[b[j]] {
+		j++
+	}
+	return j
+}
+
+// escaped writes the string at c.i, which holds an escape, and returns
+// it unescaped in c.str.
+func (c *onePass) escaped() ([]byte, bool) {
 	b, start := c.b, c.i
 	end := -1
 	for j := start + 1; j < len(b); j++ {
@@ -380,12 +441,7 @@ func (c *onePass) escaped(name bool) ([]byte, bool) {
 		return nil, false
 	}
 	c.i = end
-	if !name {
-		return nil, true
-	}
-	at := len(c.names)
-	c.names = append(c.names, u...)
-	return c.names[at:len(c.names):len(c.names)], true
+	return u, true
 }
 
 // number writes the number at c.i, read by RFC 8259's grammar; a short
