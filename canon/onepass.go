@@ -2,7 +2,6 @@ package canon
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -373,7 +372,10 @@ func (c *onePass) quoted() (body []byte, escaped, ok bool) {
 	b, start := c.b, c.i
 	ascii := true
 	for j := start + 1; j < len(b); j++ {
-		if j = plainRun(b, j); j == len(b) {
+		for j < len(b) && plain[b[j]] {
+			j++
+		}
+		if j == len(b) {
 			break
 		}
 		switch ch := b[j]; {
@@ -395,25 +397,6 @@ func (c *onePass) quoted() (body []byte, escaped, ok bool) {
 		}
 	}
 	return nil, false, false
-}
-
-// plainRun returns the index of the first byte at or after b[j] that is
-// not plain, len(b) when none is: eight bytes at a time while no byte in
-// them is a quote, a backslash, a control character or non-ASCII.
-func plainRun(b []byte, j int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; j+8 <= len(b); j += 8 {
-		x := binary.LittleEndian.Uint64(b[j:])
-		q, s := x^(ones*'"'), x^(ones*'\\')
-		// A byte of q or s is zero, or of x below 0x20 or above 0x7f.
-		if ((q-ones)&^q|(s-ones)&^s|(x-ones*' ')&^x|x)&highs != 0 {
-			break
-		}
-	}
-	for j < len(b) && plain[b[j]] {
-		j++
-	}
-	return j
 }
 
 // escaped writes the string at c.i, which holds an escape, and returns
