@@ -88,10 +88,9 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkCanonicalize measures the put path's canonicalizer against the
-// reference implementation on the same generated manifests: the figure
-// behind using jsontext's RFC 8785 form (the tests hold the two
-// byte-identical).
+// BenchmarkCanonicalize measures the put path's canonicalizer (the one
+// pass of onepass.go) against the reference implementation on the same
+// generated manifests (the tests hold the two byte-identical).
 func BenchmarkCanonicalize(b *testing.B) {
 	docs := make([][]byte, 1000)
 	for i := range docs {

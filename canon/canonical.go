@@ -41,29 +41,47 @@ func Sum(canonical []byte) ContentID { return sha256.Sum256(canonical) }
 // names, UTF-8, one value, the Limits) but builds no tree: this is the
 // put path.
 //
-// jsontext orders the members and escapes the strings in place, which
-// allocates nothing and is an order of magnitude faster than decoding;
-// every number it wrote is then passed through AppendNumber, the one
-// number formatter AppendCanonical uses too. The tests hold the result
-// byte-identical to AppendCanonical of the decoded document and to
-// gowebpki/jcs.
+// A valid document is canonicalized in one pass over its bytes
+// (canonicalizeOnePass); the rest, and every error, go through
+// canonicalizeTokens, which says where the document is broken. The tests
+// hold the result byte-identical to AppendCanonical of the decoded
+// document and to gowebpki/jcs.
 func Canonicalize(dst, b []byte, lim *Limits) ([]byte, error) {
 	l := limitsOrDefault(lim)
+	c := onePassPool.Get().(*onePass)
+	defer c.release()
+	return c.canonicalize(dst, b, &l)
+}
+
+// canonicalize is Canonicalize with c's scratch space; after it, c holds
+// the root object's members when the one pass wrote the document.
+func (c *onePass) canonicalize(dst, b []byte, l *Limits) ([]byte, error) {
 	if len(b) > l.MaxBytes {
-		_, err := Decode(b, &l) // the size error, with its fix
+		_, err := Decode(b, l) // the size error, with its fix
 		return dst, err
 	}
-	start := len(dst)
-	v := jsontext.Value(append(dst, b...))
-	if err := v.Canonicalize(); err != nil {
-		return dst, explain(b, &l, err)
+	if out, ok := c.run(dst, b, l); ok {
+		return out, nil
 	}
-	c, ok := checkCanonical(v, start, l)
+	c.rootOK = false
+	return canonicalizeTokens(dst, b, l)
+}
+
+// canonicalizeTokens is Canonicalize through jsontext: it orders the
+// members and escapes the strings in place, and every number it wrote is
+// then passed through AppendNumber, the one number formatter.
+func canonicalizeTokens(dst, b []byte, l *Limits) ([]byte, error) {
+	start := len(dst)
+	v := jsontext.Value(append(dst, b...)[start:]) // in place, after what dst holds
+	if err := v.Canonicalize(); err != nil {
+		return dst, explain(b, l, err)
+	}
+	c, ok := checkCanonical(append(dst, v...), start, *l)
 	if !ok {
-		return dst, explain(b, &l, nil)
+		return dst, explain(b, l, nil)
 	}
 	if bytes.Contains(c[start:], maxFloatText) {
-		if err := checkOverflow(b, &l); err != nil {
+		if err := checkOverflow(b, l); err != nil {
 			return dst, err
 		}
 	}

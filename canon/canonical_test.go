@@ -43,3 +43,23 @@ func TestCanonicalCases(t *testing.T) {
 		t.Fatalf("only %d cases read", n)
 	}
 }
+
+// TestCanonicalizeAppends: Canonicalize appends to what dst holds, on the
+// one-pass path and on the token path (a document nested past the one
+// pass's depth). The token path once canonicalized dst's bytes with the
+// document's and refused every document put after a prefix.
+func TestCanonicalizeAppends(t *testing.T) {
+	deep := strings.Repeat("[", fastMaxDepth+1) + `{"b":1,"a":2}` + strings.Repeat("]", fastMaxDepth+1)
+	lim := &Limits{MaxDepth: fastMaxDepth + 10}
+	for _, in := range []string{`{"b":1.0,"a":[2]}`, deep} {
+		want, err := Canonicalize(nil, []byte(in), lim)
+		if err != nil {
+			t.Fatalf("%.40s: %v", in, err)
+		}
+		dst := append(make([]byte, 0, 8), "prefix"...)
+		got, err := Canonicalize(dst, []byte(in), lim)
+		if err != nil || string(got) != "prefix"+string(want) {
+			t.Errorf("%.40s after a prefix: %.60q, %v; want prefix%.54q", in, got, err, want)
+		}
+	}
+}

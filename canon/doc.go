@@ -15,6 +15,9 @@
 //     lists the numbers whose value that form changes.
 //   - Canonical: RFC 8785 (JCS) canonical bytes, and ContentID, the sha256 of
 //     those bytes, which is a document's identity everywhere in aqlstore.
+//     Canonicalize, the put path, validates and writes them in one pass
+//     over the input (onepass.go), reordering only objects whose members
+//     are out of order; errors are explained by the token decoder.
 //   - Pointer: the extended JSON Pointer (RFC 6901 plus `*` and `**`),
 //     parsed once and resolved many times against decoded documents, or
 //     against canonical bytes without decoding them (ResolveRaw, RawWalker;

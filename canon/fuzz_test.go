@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/gowebpki/jcs"
@@ -113,4 +114,71 @@ func FuzzDecodeFast(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzCanonicalizeOnePass holds the one-pass canonicalizer to the token
+// path under the default, tight and path limits: both accept the same
+// documents and write the same bytes, and the root members the one pass
+// records are the members of what it wrote. (Canonicalize falls back on
+// the token path, so its errors stay the token path's; this target
+// checks that the one pass never accepts what that path refuses, never
+// defers what it accepts, and never writes other bytes.)
+func FuzzCanonicalizeOnePass(f *testing.F) {
+	fuzzSeeds(f)
+	for _, s := range []string{`{"b":1,"a":{"d":[1.50,"x"],"c":null}}`, `{"b":1,"a":2,"b":3}`, `{"a":{"y":1,"x":2,"y":3}}`,
+		`{"\u0062":1,"a":2}`, `{"a\n":1,"a":2,"a\"":3}`, "{\"\xef\xbc\xa1\":1,\"\xf0\x9f\x98\x80\":2}", `{"é":1,"e":2,"z":3}`,
+		`[1E2,-0.0,0.000001,1e-7,123456789012345678,1e21,-1.5e-300,1e400]`, `"\u2028\u00e9\t\u001f"`, `{"a":"\ud800"}`,
+		"{ \"k\" : [ true , false , null ] }\n", `{"a":[{"c":1,"b":2},{"b":1,"a":{}}]}`, `{"":0,"\u0000":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tight := Limits{MaxBytes: 1 << 20, MaxDepth: 2, MaxMembers: 2}
+		paths := Limits{MaxBytes: 1 << 20, MaxNameBytes: 2, MaxPathBytes: 5, MaxPaths: 4, MaxPathsBytes: 9}
+		for _, l := range []Limits{DefaultLimits(), *tight.EnsureDefaults(), *paths.EnsureDefaults()} {
+			c := onePassPool.Get().(*onePass)
+			fast, ok := c.run([]byte("prefix"), b, &l)
+			root := slices.Clone(c.root)
+			rootOK := c.rootOK
+			c.release()
+			slow, err := canonicalizeTokens([]byte("prefix"), b, &l)
+			if !ok {
+				if err == nil {
+					t.Fatalf("%q under %+v: the one pass defers a valid document", b, l)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%q under %+v: the one pass accepts what the token path refuses: %v", b, l, err)
+			}
+			if !bytes.Equal(fast, slow) {
+				t.Fatalf("%q under %+v: one pass %q, tokens %q", b, l, fast, slow)
+			}
+			checkRoot(t, fast, root, rootOK)
+		}
+	})
+}
+
+// checkRoot checks the root members a one pass recorded against the
+// members of the canonical bytes it wrote (after a 6-byte prefix).
+func checkRoot(t *testing.T, c []byte, root []memberOffsets, rootOK bool) {
+	t.Helper()
+	var want [][2]string
+	EachMember(c[6:], func(key, value []byte) bool {
+		want = append(want, [2]string{string(key), string(value)})
+		return true
+	})
+	if !rootOK {
+		if len(want) != 0 {
+			t.Fatalf("%q: no root members recorded, want %q", c, want)
+		}
+		return
+	}
+	var got [][2]string
+	rootTable{c, root}.eachMember(func(key, value []byte) bool {
+		got = append(got, [2]string{string(key), string(value)})
+		return true
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: root members %q, want %q", c, got, want)
+	}
 }

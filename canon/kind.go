@@ -121,12 +121,25 @@ func ParseDocument(raw []byte, kind Kind, lim *Limits) (*Document, error) {
 				Fix:    "put it through package store (store.ParseDocument), which knows every kind"}
 		}
 	}
-	c, err := Canonicalize(make([]byte, 0, len(raw)), raw, lim)
+	l := limitsOrDefault(lim)
+	p := onePassPool.Get().(*onePass)
+	defer p.release()
+	c, err := p.canonicalize(make([]byte, 0, len(raw)), raw, &l)
 	if err != nil {
 		return nil, err
 	}
+	if p.rootOK {
+		// The canonicalizer met the root members: no second scan.
+		return parseCanonical(c, kind, rootTable{c, p.root})
+	}
+	return parseCanonical(c, kind, rawObject(c))
+}
+
+// parseCanonical is ParseDocument past the canonicalizer: kind and keys
+// read from the root members r of the canonical bytes c.
+func parseCanonical[R rootReader](c []byte, kind Kind, r R) (*Document, error) {
 	if kind == "" {
-		kind = DetectKind(c)
+		kind = detectKind(r)
 		if IsMessageKind(kind) {
 			return nil, &DocumentError{Kind: kind, Err: ErrUnknownKind,
 				Reason: fmt.Sprintf("the document has the shape of a %s message, which this function does not parse", kind),
@@ -137,8 +150,45 @@ func ParseDocument(raw []byte, kind Kind, lim *Limits) (*Document, error) {
 	if kind == KindCandidate {
 		return doc, doc.fromCandidate(c)
 	}
-	doc.NaturalKey, err = NaturalKey(kind, c)
+	var err error
+	doc.NaturalKey, err = naturalKey(kind, r)
 	return doc, err
+}
+
+// rootReader reads the members of a document's root object: from its
+// bytes (rawObject), or from the table the canonicalizer kept (rootTable).
+type rootReader interface {
+	eachMember(fn func(key, value []byte) bool)
+	member(name string) ([]byte, bool)
+}
+
+// rawObject reads the root members by scanning the bytes.
+type rawObject []byte
+
+func (o rawObject) eachMember(fn func(key, value []byte) bool) { EachMember(o, fn) }
+func (o rawObject) member(name string) ([]byte, bool)          { return Member(o, name) }
+
+// rootTable reads them from the canonicalizer's offsets into c.
+type rootTable struct {
+	c []byte
+	m []memberOffsets
+}
+
+func (t rootTable) eachMember(fn func(key, value []byte) bool) {
+	for _, m := range t.m {
+		if !fn(t.c[m.start:m.colon], t.c[m.colon+1:m.end]) {
+			return
+		}
+	}
+}
+
+func (t rootTable) member(name string) ([]byte, bool) {
+	for _, m := range t.m {
+		if rawNameEquals(t.c[m.start:m.colon], name) {
+			return t.c[m.colon+1 : m.end], true
+		}
+	}
+	return nil, false
 }
 
 // DetectKind guesses a document's kind from the members of its canonical
@@ -148,12 +198,14 @@ func ParseDocument(raw []byte, kind Kind, lim *Limits) (*Document, error) {
 // manifest_id → manifest; intent_id+issuer_did+constraints → intent;
 // id+version+side_effects → action; offer_id → offer; node_id → knowledge;
 // receipt_id → receipt; message_id → message; anything else → json.
-func DetectKind(c []byte) Kind {
-	m := topLevelNames(c)
+func DetectKind(c []byte) Kind { return detectKind(rawObject(c)) }
+
+func detectKind[R rootReader](r R) Kind {
+	m := topLevelNames(r)
 	has := func(want memberSet) bool { return m&want == want }
 	switch {
 	case has(mAIDPVersion | mMsgType | mPayload):
-		return aidpKind(c)
+		return aidpKind(r)
 	case has(mSchemaVersion | mIntentHash):
 		return KindExecutionIntent
 	case m&^candidateMembers == 0 && has(mID|mRecord|mIDString|mRecordObject):
@@ -222,8 +274,8 @@ var memberBits = map[string]memberSet{
 
 // aidpKind returns the AIDP kind of the msg_type of c: aidp-ie when
 // msg_type is not one of IE, OB, PD, so that the AIDP parser reports it.
-func aidpKind(c []byte) Kind {
-	raw, _ := Lookup(c, "msg_type")
+func aidpKind[R rootReader](r R) Kind {
+	raw, _ := r.member("msg_type")
 	switch s, _ := RawString(raw); s {
 	case "OB":
 		return KindAIDPObservation
@@ -249,9 +301,9 @@ func LooksLikePAIRL(b []byte) bool {
 
 // topLevelNames gathers the memberSet of the object c. Canonical keys are
 // compared as written: none of these names needs an escape.
-func topLevelNames(c []byte) memberSet {
+func topLevelNames[R rootReader](r R) memberSet {
 	var m memberSet
-	EachMember(c, func(key, value []byte) bool {
+	r.eachMember(func(key, value []byte) bool {
 		bit, ok := memberBits[string(key[1:len(key)-1])]
 		if !ok {
 			bit = mOther
@@ -273,9 +325,14 @@ func topLevelNames(c []byte) memberSet {
 // raw accessors: canonical, or any valid JSON without whitespace or
 // duplicate member names, in any member order. An error names the member
 // that is missing or wrongly typed. Kinds without a natural key give "".
-func NaturalKey(kind Kind, c []byte) (string, error) {
+func NaturalKey(kind Kind, c []byte) (string, error) { return naturalKey(kind, rawObject(c)) }
+
+func naturalKey[R rootReader](kind Kind, r R) (string, error) {
 	str := func(ptr ...string) (string, bool) {
-		raw, ok := Lookup(c, ptr...)
+		raw, ok := r.member(ptr[0])
+		if ok && len(ptr) > 1 {
+			raw, ok = Lookup(raw, ptr[1:]...)
+		}
 		if !ok {
 			return "", false
 		}

@@ -287,7 +287,7 @@ func pushKeys[V any](e *writer, m map[string]V) []string {
 // compareUTF16 orders strings by their UTF-16 code units. That is byte
 // order except where a character above U+FFFF (a surrogate pair,
 // D800–DFFF) meets one in E000–FFFF, which UTF-8 orders the other way.
-func compareUTF16(a, b string) int {
+func compareUTF16[T string | []byte](a, b T) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
@@ -302,8 +302,8 @@ func compareUTF16(a, b string) int {
 	for i > 0 && !utf8.RuneStart(a[i]) {
 		i--
 	}
-	ra, na := utf8.DecodeRuneInString(a[i:])
-	rb, nb := utf8.DecodeRuneInString(b[i:])
+	ra, na := utf8.DecodeRuneInString(string(a[i:]))
+	rb, nb := utf8.DecodeRuneInString(string(b[i:]))
 	if na == 1 || nb == 1 { // invalid UTF-8, refused when written
 		return int(a[i]) - int(b[i])
 	}

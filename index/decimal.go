@@ -45,9 +45,14 @@ func AppendDecimalKey(dst []byte, d *apd.Decimal) ([]byte, error) {
 	}
 	exp += int64(len(digits) - end) // the zeros cut off the right
 	digits = digits[:end]
-	e := exp + int64(len(digits)) // value = 0.digits × 10^e
+	return appendDigitsKey(dst, d.Negative, digits, exp+int64(len(digits))), nil
+}
+
+// appendDigitsKey appends the key of the nonzero value ±0.digits × 10^e,
+// where digits has no leading or trailing zero.
+func appendDigitsKey[T string | []byte](dst []byte, negative bool, digits T, e int64) []byte {
 	class := byte(decPos)
-	if d.Negative {
+	if negative {
 		class = decNeg
 	}
 	dst = append(dst, class)
@@ -61,10 +66,58 @@ func AppendDecimalKey(dst []byte, d *apd.Decimal) ([]byte, error) {
 		dst = append(dst, 1+pair)
 	}
 	dst = append(dst, 0)
-	if d.Negative {
+	if negative {
 		invert(dst[start:])
 	}
-	return dst, nil
+	return dst
+}
+
+// maxPlainDigits bounds the digits appendDecimalText reads; longer texts,
+// rare, take apd's parse.
+const maxPlainDigits = 40
+
+// appendDecimalText is AppendNumberKey for plain decimal text,
+// -?[0-9]+(\.[0-9]+)? of at most maxPlainDigits digits, read without a
+// big-number parse: the form of nearly every number and decimal string a
+// document holds. For any other text (an exponent, more digits) it
+// returns false and AppendNumberKey decides.
+func appendDecimalText(dst, text []byte) ([]byte, bool) {
+	s := text
+	negative := len(s) > 0 && s[0] == '-'
+	if negative {
+		s = s[1:]
+	}
+	var buf [maxPlainDigits]byte
+	digits := buf[:0]
+	point := -1 // digits before the decimal point
+	for i, b := range s {
+		switch {
+		case '0' <= b && b <= '9' && len(digits) < maxPlainDigits:
+			digits = append(digits, b)
+		case b == '.' && point < 0 && i > 0 && i < len(s)-1:
+			point = len(digits)
+		default:
+			return dst, false
+		}
+	}
+	if len(digits) == 0 {
+		return dst, false
+	}
+	if point < 0 {
+		point = len(digits)
+	}
+	lead := 0
+	for lead < len(digits) && digits[lead] == '0' {
+		lead++
+	}
+	end := len(digits)
+	for end > lead && digits[end-1] == '0' {
+		end--
+	}
+	if lead == end {
+		return append(dst, decZero), true
+	}
+	return appendDigitsKey(dst, negative, digits[lead:end], int64(point-lead)), true
 }
 
 // AppendNumberKey is AppendDecimalKey of a JSON number's text.

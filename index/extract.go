@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"encoding/binary"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -10,75 +9,178 @@ import (
 // A posting is a (path, kind of entry, value) triple found in a document.
 // extract walks canonical bytes (RFC 8785: no whitespace, validated) and
 // calls emit for each; it builds no tree.
+//
+// The walk is one pass over the bytes: each value is read where it
+// starts and the walk goes on from where it ends, so no value is skipped
+// over to find the next (a nested byte used to be scanned once per level
+// above it). Strings without escapes are used in place. On bytes that are
+// not canonical JSON it stops early, never panics; what it emitted until
+// then is not meaningful.
 type extractor struct {
-	emit   func(p []byte, fam byte, value []byte) // p is valid for the call only
+	emit   func(p []byte, fam byte, value []byte) // p and value are valid for the call only
 	text   func(p []byte) bool                    // whether strings at p get trigrams; nil: nowhere
 	path   []byte                                 // the encoded Path being walked
 	buf    []byte
 	bucket []byte
+	name   []byte // an escaped string, unescaped
 }
 
-// walk visits the value v at the path in x.path, which it extends and
-// restores for children (no allocation per node).
+// The one-byte values of the literals, shared: emit gets them read-only.
+var (
+	valueTrue  = []byte{typeTrue}
+	valueFalse = []byte{typeFalse}
+	valueNull  = []byte{typeNull}
+)
+
+// walk visits the document v at the path in x.path.
 func (x *extractor) walk(v []byte) {
-	p := x.path
-	x.emit(p, famExists, nil)
-	switch v[0] {
-	case '{':
-		canon.EachMember(v, func(key, val []byte) bool {
-			x.path = appendMemberSeg(p, key)
-			x.walk(val)
-			return true
-		})
-		x.path = p
-	case '[':
-		canon.EachElement(v, func(e []byte) bool {
-			x.path = append(p, 'a')
-			x.walk(e)
-			return true
-		})
-		x.path = p
-	case '"':
-		x.str(v, p)
-	case 't':
-		x.emit(p, famEq, []byte{typeTrue})
-	case 'f':
-		x.emit(p, famEq, []byte{typeFalse})
-	case 'n':
-		x.emit(p, famEq, []byte{typeNull})
-	default:
-		x.number(v, p)
+	if len(v) > 0 {
+		x.value(v, 0)
 	}
 }
 
-// number emits the equality posting (canonical text, so 1.0 and 1 are one
-// key) and the range posting.
-// appendMemberSeg appends a member segment for the quoted canonical key;
-// only keys with escapes are decoded.
-func appendMemberSeg(p, key []byte) []byte {
-	name := key[1 : len(key)-1]
-	if bytes.IndexByte(name, '\\') >= 0 {
-		s, _ := canon.RawString(key)
-		name = []byte(s)
+// value visits the value starting at c[i] (i < len(c)) at the path in
+// x.path, which it extends for children and restores, and returns the
+// index past the value; len(c) when c is malformed there. Paths are
+// extended by length, not by slice: x.path only ever grows, so a path
+// that outgrew its array is copied once, not once per sibling.
+func (x *extractor) value(c []byte, i int) int {
+	n := len(x.path)
+	x.emit(x.path, famExists, nil)
+	switch c[i] {
+	case '{':
+		i = x.object(c, i, n)
+		x.path = x.path[:n]
+		return i
+	case '[':
+		i = x.array(c, i, n)
+		x.path = x.path[:n]
+		return i
+	case '"':
+		end := stringEnd(c, i)
+		if end < 0 {
+			return len(c)
+		}
+		x.str(c[i:end], x.path)
+		return end
+	case 't':
+		x.emit(x.path, famEq, valueTrue)
+		return min(i+len("true"), len(c))
+	case 'f':
+		x.emit(x.path, famEq, valueFalse)
+		return min(i+len("false"), len(c))
+	case 'n':
+		x.emit(x.path, famEq, valueNull)
+		return min(i+len("null"), len(c))
 	}
+	j := i
+	for j < len(c) && !isDelim(c[j]) {
+		j++
+	}
+	x.number(c[i:j], x.path)
+	return j
+}
+
+// object visits the members of the object at c[i], whose path is
+// x.path[:n].
+func (x *extractor) object(c []byte, i, n int) int {
+	i++ // {
+	if i < len(c) && c[i] == '}' {
+		return i + 1
+	}
+	for i < len(c) && c[i] == '"' {
+		end := stringEnd(c, i)
+		if end < 0 || end+1 >= len(c) || c[end] != ':' {
+			return len(c)
+		}
+		x.path = x.appendMemberSeg(x.path[:n], c[i:end])
+		i = x.value(c, end+1)
+		if i >= len(c) || c[i] != ',' {
+			return min(i+1, len(c)) // past the }
+		}
+		i++
+	}
+	return len(c)
+}
+
+// array visits the elements of the array at c[i], whose path is
+// x.path[:n].
+func (x *extractor) array(c []byte, i, n int) int {
+	i++ // [
+	if i < len(c) && c[i] == ']' {
+		return i + 1
+	}
+	for i < len(c) {
+		x.path = append(x.path[:n], 'a')
+		i = x.value(c, i)
+		if i >= len(c) || c[i] != ',' {
+			return min(i+1, len(c)) // past the ]
+		}
+		i++
+	}
+	return len(c)
+}
+
+// isDelim reports whether b ends a number in canonical JSON.
+func isDelim(b byte) bool { return b == ',' || b == '}' || b == ']' || b == ':' }
+
+// stringEnd returns the index past the quoted string at c[i], -1 when it
+// is not closed.
+func stringEnd(c []byte, i int) int {
+	for j := i + 1; j < len(c); j++ {
+		switch c[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j++
+		}
+	}
+	return -1
+}
+
+// unquote returns the unescaped bytes of the quoted canonical string q:
+// q's own bytes unless it holds an escape, else x.name, valid until the
+// next call.
+func (x *extractor) unquote(q []byte) ([]byte, bool) {
+	body := q[1 : len(q)-1]
+	for _, b := range body {
+		if b == '\\' {
+			s, ok := canon.RawString(q)
+			x.name = append(x.name[:0], s...)
+			return x.name, ok
+		}
+	}
+	return body, true
+}
+
+// appendMemberSeg appends a member segment for the quoted canonical key.
+func (x *extractor) appendMemberSeg(p, key []byte) []byte {
+	name, _ := x.unquote(key)
 	p = binary.AppendUvarint(append(p, 'k'), uint64(len(name)))
 	return append(p, name...)
 }
 
-// number's range key is the exact decimal key of its canonical text: a
-// JSON number denotes the IEEE double it rounds to, whose shortest text
-// RFC 8785 stores, so the key is the value the evaluator compares.
+// number emits the equality posting (canonical text, so 1.0 and 1 are one
+// key) and the range posting. The range key is the exact decimal key of
+// the canonical text: a JSON number denotes the IEEE double it rounds to,
+// whose shortest text RFC 8785 stores, so the key is the value the
+// evaluator compares.
 func (x *extractor) number(v []byte, p []byte) {
 	x.emit(p, famEq, append(append(x.buf[:0], typeNumber), v...))
-	x.decimal(p, string(v))
+	x.decimal(p, v)
 }
 
 // decimal emits the range posting of a number's or decimal string's text.
-func (x *extractor) decimal(p []byte, text string) {
-	if k, err := AppendNumberKey(append(x.buf[:0], typeNumber), text); err == nil {
-		x.buf = k
-		x.ranged(p, k)
+func (x *extractor) decimal(p []byte, text []byte) {
+	k, ok := appendDecimalText(append(x.buf[:0], typeNumber), text)
+	if !ok {
+		var err error
+		if k, err = AppendNumberKey(append(x.buf[:0], typeNumber), string(text)); err != nil {
+			return
+		}
 	}
+	x.buf = k
+	x.ranged(p, k)
 }
 
 // ranged emits the range posting of the key k (type, then sortable
@@ -98,18 +200,20 @@ func (x *extractor) ranged(p []byte, k []byte) {
 // path's no-gram posting keeps trigram lookups conservative for them and
 // for strings too long for trigrams.
 func (x *extractor) str(q []byte, p []byte) {
-	s, ok := canon.RawString(q)
+	s, ok := x.unquote(q)
 	if !ok {
 		return
 	}
 	ranged := false
-	if canon.IsDecimal(s) {
+	if isDecimal(s) {
 		x.decimal(p, s)
 		ranged = true
-	} else if t, ok := canon.ParseInstantFull(s); ok {
-		x.buf = appendSortableInstant(append(x.buf[:0], typeInst), t)
-		x.ranged(p, x.buf)
-		ranged = true
+	} else if mayBeInstant(s) {
+		if t, ok := canon.ParseInstantFull(string(s)); ok {
+			x.buf = appendSortableInstant(append(x.buf[:0], typeInst), t)
+			x.ranged(p, x.buf)
+			ranged = true
+		}
 	}
 	if len(s) > maxEqString {
 		x.emit(p, famLong, nil)
@@ -123,10 +227,45 @@ func (x *extractor) str(q []byte, p []byte) {
 	case ranged || len(s) > maxTextString:
 		x.emit(p, famNoGram, nil)
 	case len(s) < 3:
-		x.emit(p, famShort, []byte(s))
+		x.emit(p, famShort, s)
 	default:
 		for i := 0; i+3 <= len(s); i++ {
-			x.emit(p, famGram, []byte(s[i:i+3]))
+			x.emit(p, famGram, s[i:i+3:i+3])
 		}
 	}
+}
+
+// isDecimal is canon.IsDecimal (^-?[0-9]+(\.[0-9]+)?$) on bytes, without
+// a regular expression: it runs on every string of every document.
+func isDecimal(s []byte) bool {
+	i := 0
+	if len(s) > 0 && s[0] == '-' {
+		i++
+	}
+	j := skipDigits(s, i)
+	if j == i {
+		return false
+	}
+	if j == len(s) {
+		return true
+	}
+	if s[j] != '.' {
+		return false
+	}
+	k := skipDigits(s, j+1)
+	return k > j+1 && k == len(s)
+}
+
+func skipDigits(s []byte, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// mayBeInstant is the shape canon.ParseInstantFull checks first (its
+// length, and the 'T' between date and time), so that strings that are
+// surely no instant are not copied to be parsed.
+func mayBeInstant(s []byte) bool {
+	return len(s) >= len("2006-01-02T15:04:05Z") && (s[10] == 'T' || s[10] == 't')
 }
