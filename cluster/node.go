@@ -1,0 +1,140 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Node is one aqlstore process of a cluster: it routes writes to the
+// shards' streams, merges queries from the shards' replicas, and
+// replicates the shards it serves. It is safe for concurrent use.
+type Node struct {
+	o        Options
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	replicas map[int]*replica
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Open connects to NATS, creates the shards' streams when missing, opens
+// the local store of every served shard and starts applying its stream
+// (catching up from where this node's durable consumer stopped), then
+// answers the shard's requests.
+func Open(ctx context.Context, opts *Options) (*Node, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.EnsureDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	nc, err := nats.Connect(o.URL, nats.Name("aqlstore-"+o.Name), nats.MaxReconnects(-1))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: connect to %s: %w", o.URL, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("cluster: jetstream: %w", err)
+	}
+	n := &Node{o: o, nc: nc, js: js, replicas: map[int]*replica{}}
+	if err := n.start(ctx); err != nil {
+		n.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+func (n *Node) start(ctx context.Context) error {
+	for i := range n.o.Shards {
+		_, err := n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name: streamName(i), Subjects: []string{shardPrefix(i) + ".>"},
+			Replicas: n.o.Replicas, Storage: jetstream.FileStorage,
+		})
+		if err != nil {
+			return fmt.Errorf("cluster: stream of shard %d: %w", i, err)
+		}
+	}
+	for _, i := range n.o.Serve {
+		if _, dup := n.replicas[i]; dup {
+			continue
+		}
+		r, err := openReplica(ctx, n, i)
+		if err != nil {
+			return fmt.Errorf("cluster: replica of shard %d: %w", i, err)
+		}
+		n.replicas[i] = r
+	}
+	return nil
+}
+
+// Close stops applying and answering, closes the local stores and the
+// NATS connection. Closing twice is harmless.
+func (n *Node) Close() error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	n.mu.Unlock()
+	var errs []error
+	for _, r := range n.replicas {
+		errs = append(errs, r.close())
+	}
+	n.nc.Close()
+	return errors.Join(errs...)
+}
+
+// Shards returns the number of shards.
+func (n *Node) Shards() int { return n.o.Shards }
+
+// Applied returns the last stream sequence this node applied of shard i,
+// and false when it does not serve shard i.
+func (n *Node) Applied(i int) (uint64, bool) {
+	r, ok := n.replicas[i]
+	if !ok {
+		return 0, false
+	}
+	return r.applied(), true
+}
+
+func (n *Node) stream(ctx context.Context, shard int) (jetstream.Stream, error) {
+	s, err := n.js.Stream(ctx, streamName(shard))
+	if err != nil {
+		return nil, &ShardError{Shard: shard, Err: err}
+	}
+	return s, nil
+}
+
+// WaitCaughtUp waits until this node applied every entry its served
+// shards' streams held when it was called, or ctx ends.
+func (n *Node) WaitCaughtUp(ctx context.Context) error {
+	for i, r := range n.replicas {
+		s, err := n.stream(ctx, i)
+		if err != nil {
+			return err
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			return &ShardError{Shard: i, Err: err}
+		}
+		bound := time.Minute
+		if deadline, ok := ctx.Deadline(); ok {
+			bound = time.Until(deadline)
+		}
+		if err := r.waitApplied(ctx, info.State.LastSeq, bound); err != nil {
+			return err
+		}
+	}
+	return nil
+}
