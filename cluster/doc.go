@@ -28,13 +28,16 @@
 // fail with a *ShardError (a 503), or, when the caller allows it, a
 // partial answer that says which shards it lacks.
 //
-// Caveats: a merge orders documents of different shards whose score and
-// candidate_id are equal, and the rejections, by the time JetStream stored
-// each document; a store orders them by its document numbers. Both orders
-// are the write order when writes do not overlap. Messages whose checks
-// need another document (an AIDP observation's envelope, a PAIRL reply's
-// parent) are checked by the replicas when they apply them; one that
-// fails is skipped by every replica alike and logged.
+// Caveats: a store breaks ties in its rank order (equal score and
+// candidate_id) and lists rejections by document number, that is in
+// write order; the merge uses the time JetStream stored each document,
+// which is the write order when writes do not overlap. A shard knows a
+// candidate by its candidate_id, so two documents one reader sees under
+// one candidate_id in one shard (a public one and the reader's own with
+// the same natural key) share the earlier one's time. Messages whose
+// checks need another document (an AIDP observation's envelope, a PAIRL
+// reply's parent) are checked by the replicas when they apply them; one
+// that fails is skipped by every replica alike and logged.
 //
 // A Node is safe for concurrent use.
 package cluster

@@ -151,7 +151,11 @@ func (g *gathering) merge(replies map[int]*reply, missing []int) (*Result, error
 	var all []shardCandidate
 	more := false
 	res := &Result{Missing: missing}
-	for shard, rep := range replies {
+	for shard := range g.n.o.Shards {
+		rep, ok := replies[shard]
+		if !ok {
+			continue
+		}
 		all = append(all, rep.Before...)
 		all = append(all, rep.Candidates...)
 		more = more || rep.More
@@ -163,7 +167,9 @@ func (g *gathering) merge(replies map[int]*reply, missing []int) (*Result, error
 			res.Plans[shard] = rep.Plan
 		}
 	}
-	slices.SortFunc(all, func(a, b shardCandidate) int { return compareKeys(&a.Key, &b.Key) })
+	// Stable: candidates of one shard that rank alike keep the shard's
+	// order, which is its document order.
+	slices.SortStableFunc(all, func(a, b shardCandidate) int { return compareKeys(&a.Key, &b.Key) })
 	costs := make([]*canon.Cost, len(all))
 	for i := range all {
 		costs[i] = all[i].Cost
@@ -251,8 +257,10 @@ func (g *gathering) rejected(replies map[int]*reply, total int) ([]any, error) {
 		return nil, nil
 	}
 	var all []shardCandidate
-	for _, rep := range replies {
-		all = append(all, rep.Rejected...)
+	for shard := range g.n.o.Shards {
+		if rep, ok := replies[shard]; ok {
+			all = append(all, rep.Rejected...)
+		}
 	}
 	slices.SortStableFunc(all, func(a, b shardCandidate) int {
 		if a.Key.Order != b.Key.Order {

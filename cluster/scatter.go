@@ -12,6 +12,7 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query"
 	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 	"github.com/nats-io/nats.go"
 )
@@ -139,8 +140,15 @@ func (r *replica) query(ctx context.Context, req *request) (*reply, error) {
 	if err != nil {
 		return nil, fmt.Errorf("intent: %w", err)
 	}
+	keys := r.n.o.Keys
+	if in.Budget != nil {
+		if ctx, in, err = withoutBudget(ctx, in, keys, req.Principal); err != nil {
+			return nil, err
+		}
+		keys = nil
+	}
 	rep := &reply{}
-	o := &query.Options{Signer: r.signer, Keys: r.n.o.Keys, At: req.At, PageSize: 1 << 30,
+	o := &query.Options{Signer: r.signer, Keys: keys, At: req.At, PageSize: 1 << 30,
 		MaxRejected: req.MaxRejected, Index: r.ix}
 	if req.Explain {
 		o.Explain = func(p *query.Plan) { rep.Plan = p.Shape() }
@@ -170,7 +178,7 @@ func (r *replica) query(ctx context.Context, req *request) (*reply, error) {
 			break
 		}
 		m, _ := cands[i].(map[string]any)
-		sc.Doc = canon.AppendValue(nil, unbudgeted(m))
+		sc.Doc = canon.AppendValue(nil, m)
 		rep.Candidates = append(rep.Candidates, sc)
 	}
 	rejs, _ := doc["rejected"].([]any)
@@ -188,18 +196,31 @@ func (r *replica) query(ctx context.Context, req *request) (*reply, error) {
 	return rep, nil
 }
 
-// unbudgeted undoes the shard's budget allotment on a candidate's
-// member: the node allots the budget over every shard's candidates.
-func unbudgeted(m map[string]any) map[string]any {
-	if m["over_budget"] != true {
-		return m
+// unverifiedIssuer is an issuer no resolver knows: an intent under it
+// reads as the context's principal.
+const unverifiedIssuer = "did:web:unverified.invalid"
+
+// withoutBudget returns the intent without its budget, and ctx acting as
+// the reader the intent has: the node allots the budget over every
+// shard's candidates, so a shard must not allot its own. The copy no
+// longer matches its signature, so it is read under an issuer no resolver
+// knows, as the reader the original's signature gave.
+func withoutBudget(ctx context.Context, in *aql.Intent, keys sign.Resolver, principal string) (context.Context, *aql.Intent, error) {
+	reader, err := query.Reader(in, &query.Options{Keys: keys, Principal: principal})
+	if err != nil {
+		return nil, nil, err
 	}
-	delete(m, "over_budget")
-	if rec, ok := m["decision_record"].(map[string]any); ok {
-		rec["outcome"] = "accept"
-		delete(rec, "explanation")
+	doc := make(map[string]any, len(in.Document))
+	for k, v := range in.Document {
+		doc[k] = v
 	}
-	return m
+	delete(doc, "budget")
+	doc["issuer_did"] = unverifiedIssuer
+	out, err := aql.Parse(canon.AppendValue(nil, doc), nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("intent without budget: %w", err)
+	}
+	return store.WithPrincipal(ctx, reader), out, nil
 }
 
 // uncapped removes the note the shard's cap added to its last listed
