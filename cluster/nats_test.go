@@ -42,6 +42,7 @@ type testCluster struct {
 	shards int
 	dir    string
 	nodes  map[string]*Node
+	wait   time.Duration // Options.WaitApplied of the nodes started next (0: the default)
 }
 
 func newTestCluster(t testing.TB, shards int) *testCluster {
@@ -53,7 +54,7 @@ func newTestCluster(t testing.TB, shards int) *testCluster {
 func (c *testCluster) start(name string, serve ...int) *Node {
 	c.t.Helper()
 	n, err := Open(context.Background(), &Options{URL: c.url, Name: name, Shards: c.shards, Serve: serve,
-		Dir: c.dir + "/" + name, Signer: testKey, Logf: c.t.Logf})
+		Dir: c.dir + "/" + name, Signer: testKey, Logf: c.t.Logf, WaitApplied: c.wait})
 	if err != nil {
 		c.t.Fatal(err)
 	}

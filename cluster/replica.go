@@ -88,8 +88,10 @@ func (r *replica) start(ctx context.Context) error {
 	if r.cc, err = cons.Consume(r.handle); err != nil {
 		return fmt.Errorf("consume: %w", err)
 	}
-	r.sub, err = r.n.nc.QueueSubscribe(requestSubject(r.shard), queueGroup(r.shard), r.serve)
-	return err
+	if r.sub, err = r.n.nc.QueueSubscribe(requestSubject(r.shard), queueGroup(r.shard), r.serve); err != nil {
+		return err
+	}
+	return r.n.nc.Flush() // the server knows the replica answers once Open returns
 }
 
 // rebuildOrder reads the stream up to floor, the entries this node
@@ -104,7 +106,8 @@ func (r *replica) rebuildOrder(ctx context.Context, floor uint64) error {
 		return fmt.Errorf("replay: %w", err)
 	}
 	for seq := uint64(0); seq < floor; {
-		batch, err := cons.Fetch(512, jetstream.FetchMaxWait(2*time.Second))
+		// Ask for no more than remain: a fetch waits for its whole batch.
+		batch, err := cons.Fetch(int(min(512, floor-seq)), jetstream.FetchMaxWait(5*time.Second))
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
