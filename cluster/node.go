@@ -56,11 +56,7 @@ func Open(ctx context.Context, opts *Options) (*Node, error) {
 
 func (n *Node) start(ctx context.Context) error {
 	for i := range n.o.Shards {
-		_, err := n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-			Name: streamName(i), Subjects: []string{shardPrefix(i) + ".>"},
-			Replicas: n.o.Replicas, Storage: jetstream.FileStorage,
-		})
-		if err != nil {
+		if err := n.createStream(ctx, i); err != nil {
 			return fmt.Errorf("cluster: stream of shard %d: %w", i, err)
 		}
 	}
@@ -75,6 +71,35 @@ func (n *Node) start(ctx context.Context) error {
 		n.replicas[i] = r
 	}
 	return nil
+}
+
+// streamStartup bounds how long Open waits for JetStream to accept a
+// stream: servers started together elect their meta leader first.
+const streamStartup = 30 * time.Second
+
+// createStream creates shard i's stream, or checks that it exists as
+// configured, retrying while JetStream is still starting.
+func (n *Node) createStream(ctx context.Context, i int) error {
+	ctx, cancel := context.WithTimeout(ctx, streamStartup)
+	defer cancel()
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		_, err := n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name: streamName(i), Subjects: []string{shardPrefix(i) + ".>"},
+			Replicas: n.o.Replicas, Storage: jetstream.FileStorage,
+		})
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		var apiErr *jetstream.APIError
+		if errors.As(err, &apiErr) && apiErr.Code == 400 {
+			return err // a configuration JetStream refuses: retrying will not help
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+	}
 }
 
 // Close stops applying and answering, closes the local stores and the
