@@ -194,7 +194,7 @@ func fail(w http.ResponseWriter, err error) {
 		val *aql.ValidityError
 	)
 	switch {
-	case errors.As(err, &se) && errors.Is(err, ErrShardUnavailable):
+	case errors.As(err, &se): // no replica, or a stream between leaders: retry later
 		problem(w, http.StatusServiceUnavailable, "shard unavailable", err.Error(), map[string]any{"shard": se.Shard})
 	case errors.Is(err, store.ErrConflict):
 		problem(w, http.StatusConflict, "conflict", err.Error(), nil)

@@ -37,7 +37,10 @@ func Open(ctx context.Context, opts *Options) (*Node, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	nc, err := nats.Connect(o.URL, nats.Name("aqlstore-"+o.Name), nats.MaxReconnects(-1))
+	// Servers started beside the node may not listen yet: keep trying,
+	// and let stream creation (bounded) tell when it gives up.
+	nc, err := nats.Connect(o.URL, nats.Name("aqlstore-"+o.Name), nats.MaxReconnects(-1),
+		nats.RetryOnFailedConnect(true), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
 		return nil, fmt.Errorf("cluster: connect to %s: %w", o.URL, err)
 	}
@@ -83,10 +86,14 @@ func (n *Node) createStream(ctx context.Context, i int) error {
 	ctx, cancel := context.WithTimeout(ctx, streamStartup)
 	defer cancel()
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		_, err := n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		// A request JetStream does not answer yet (no meta leader) would
+		// wait out the whole bound: each attempt gets a few seconds.
+		actx, acancel := context.WithTimeout(ctx, 3*time.Second)
+		_, err := n.js.CreateOrUpdateStream(actx, jetstream.StreamConfig{
 			Name: streamName(i), Subjects: []string{shardPrefix(i) + ".>"},
 			Replicas: n.o.Replicas, Storage: jetstream.FileStorage,
 		})
+		acancel()
 		if err == nil || ctx.Err() != nil {
 			return err
 		}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -66,13 +68,17 @@ func (n *Node) Put(ctx context.Context, doc store.Document) (Receipt, error) {
 		Body: doc.Body, Given: doc.Kind, Signals: doc.Signals, Effective: signalsJSON(signals)}
 	rt := routeOf(n.o.Shards, owner, p.Kind, p.NaturalKey, id)
 	rc := Receipt{ID: id, Kind: p.Kind, Owner: owner, NaturalKey: p.NaturalKey, Shard: rt.shard}
+	return retrying(ctx, func() (Receipt, error) { return n.put(ctx, rt, e, rc) })
+}
+
+func (n *Node) put(ctx context.Context, rt route, e *entry, rc Receipt) (Receipt, error) {
 	for range casAttempts {
 		prev, last, err := n.lastEntry(ctx, rt)
 		if err != nil {
 			return Receipt{}, err
 		}
 		if prev != nil && prev.Op == opPut {
-			if err := samePut(prev, e, p.NaturalKey); err != nil {
+			if err := samePut(prev, e, rc.NaturalKey); err != nil {
 				return Receipt{}, err
 			}
 			rc.Seq = last
@@ -150,16 +156,29 @@ func (n *Node) publish(ctx context.Context, rt route, e *entry, last uint64) (se
 // does not exist, or is another owner's, is store.ErrNotFound.
 func (n *Node) Delete(ctx context.Context, id canon.ContentID) (Receipt, error) {
 	principal := store.Principal(ctx)
-	loc, err := n.locate(ctx, principal, id)
+	loc, err := retrying(ctx, func() (*reply, error) { return n.locate(ctx, principal, id) })
 	if err != nil {
 		return Receipt{}, err
 	}
 	rt := routeOf(n.o.Shards, principal, loc.Kind, loc.NaturalKey, id)
 	rc := Receipt{ID: id, Kind: loc.Kind, Owner: principal, NaturalKey: loc.NaturalKey, Shard: rt.shard}
+	published := false
+	return retrying(ctx, func() (Receipt, error) { return n.delete(ctx, rt, principal, rc, &published) })
+}
+
+// delete publishes the delete of rc's document. *published says that an
+// earlier attempt published it without learning whether JetStream stored
+// it: the delete found at the head is then that attempt's.
+func (n *Node) delete(ctx context.Context, rt route, principal string, rc Receipt, published *bool) (Receipt, error) {
+	id := rc.ID
 	for range casAttempts {
 		prev, last, err := n.lastEntry(ctx, rt)
 		if err != nil {
 			return Receipt{}, err
+		}
+		if *published && prev != nil && prev.Op == opDelete && prev.ID == id.String() {
+			rc.Seq, rc.Created = last, true
+			return rc, nil
 		}
 		if prev == nil || prev.Op != opPut || prev.ID != id.String() {
 			return Receipt{}, fmt.Errorf("%w: %s", store.ErrNotFound, id)
@@ -167,6 +186,7 @@ func (n *Node) Delete(ctx context.Context, id canon.ContentID) (Receipt, error) 
 		e := &entry{Op: opDelete, Principal: principal, Owner: principal, Kind: prev.Kind, ID: prev.ID,
 			CandidateID: prev.CandidateID}
 		seq, retry, err := n.publish(ctx, rt, e, last)
+		*published = *published || (err != nil && transient(err))
 		if retry {
 			continue
 		}
@@ -177,4 +197,33 @@ func (n *Node) Delete(ctx context.Context, id canon.ContentID) (Receipt, error) 
 		return rc, nil
 	}
 	return Receipt{}, &ShardError{Shard: rt.shard, Err: fmt.Errorf("%s changed %d times while deleting it; retry", rt.subject, casAttempts)}
+}
+
+// writeRetry bounds how long a write retries while its stream has no
+// leader (JetStream elects a new one within seconds when a server is
+// lost). A retry is safe: it reads the subject again, so a publish that
+// was stored but not acknowledged is found and acknowledged then.
+const writeRetry = 15 * time.Second
+
+func retrying[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	deadline := time.Now().Add(writeRetry)
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		v, err := f()
+		if err == nil || !transient(err) || ctx.Err() != nil || time.Now().After(deadline) {
+			return v, err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return v, err
+		}
+	}
+}
+
+// transient reports whether err is JetStream between leaders or a
+// connection between servers, which passes.
+func transient(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
+		errors.Is(err, nats.ErrConnectionReconnecting) || errors.Is(err, nats.ErrDisconnected)
 }
