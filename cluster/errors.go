@@ -31,7 +31,10 @@ type ShardError struct {
 }
 
 func (e *ShardError) Error() string {
-	return fmt.Sprintf("shard %d: %v (start a replica of shard %d, or ask for a partial answer)", e.Shard, e.Err, e.Shard)
+	if errors.Is(e.Err, ErrShardUnavailable) {
+		return fmt.Sprintf("shard %d: %v (start a replica of shard %d, or ask for a partial answer)", e.Shard, e.Err, e.Shard)
+	}
+	return fmt.Sprintf("shard %d: %v (retry: its stream may have no quorum, or be electing a leader)", e.Shard, e.Err)
 }
 
 func (e *ShardError) Unwrap() error { return e.Err }

@@ -104,8 +104,22 @@ func TestWritesSurviveALostServer(t *testing.T) {
 	for i := range 10 {
 		put(a, fmt.Sprintf("before%d", i))
 	}
-	servers[1].Shutdown()
-	servers[1].WaitForShutdown()
+	// Lose the server that leads shard 0's stream: its writes wait for a
+	// new leader.
+	st, err := a.js.Stream(ctx, streamName(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil || info.Cluster == nil {
+		t.Fatalf("stream info: %v", err)
+	}
+	for _, ns := range servers {
+		if ns.Name() == info.Cluster.Leader {
+			ns.Shutdown()
+			ns.WaitForShutdown()
+		}
+	}
 	for i := range 10 {
 		put([]*Node{a, b}[i%2], fmt.Sprintf("after%d", i))
 	}
