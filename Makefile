@@ -7,7 +7,7 @@ FUZZTIME ?= 10s
 FUZZMINTIME ?= 5s
 PKGS    := ./...
 
-.PHONY: all build build-bench test test-long cluster crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-point bench-1m lint staticcheck demo serve loadtest loadtest-corpus clean
+.PHONY: all build build-bench test test-long cluster chaos crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-point bench-1m lint staticcheck demo serve loadtest loadtest-corpus clean
 
 all: build
 
@@ -193,6 +193,13 @@ cluster: build
 	echo "put:   curl -s http://127.0.0.1:8081/documents -d '{\"offer_id\":\"o1\",\"price\":\"9.50\"}'"; \
 	echo "query: curl -s http://127.0.0.1:8082/oap/intent -d @intent.json   (any node; logs in $(CLUSTER_DIR))"; \
 	wait
+
+## chaos: 50 cycles of SIGKILL of a random NATS server or aqlstore node (each a
+## process) during concurrent writes and queries; then no acknowledged write is
+## lost, none unacknowledged appears, and every shard's replicas hold the same documents.
+CHAOS_CYCLES ?= 50
+chaos:
+	AQLSTORE_CHAOS_CYCLES=$(CHAOS_CYCLES) $(GO) test -count=1 -timeout 30m -v -run '^TestChaos$$' ./cluster/
 
 clean:
 	rm -rf bin $(DIR) $(AUTH)

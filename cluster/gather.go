@@ -342,9 +342,21 @@ func (n *Node) ask(ctx context.Context, shard int, req *request) (*reply, error)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, n.o.RequestTimeout+n.o.WaitApplied)
-	defer cancel()
-	m, err := n.nc.RequestWithContext(ctx, requestSubject(shard), data)
+	bound := n.o.RequestTimeout
+	if req.After > 0 {
+		bound += n.o.WaitApplied
+	}
+	var m *nats.Msg
+	// Twice: a replica that dies holding the request never answers, and
+	// the second request goes to a replica still in the queue group.
+	for try := 0; try < 2; try++ {
+		actx, cancel := context.WithTimeout(ctx, bound)
+		m, err = n.nc.RequestWithContext(actx, requestSubject(shard), data)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			break
+		}
+	}
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, &ShardError{Shard: shard, Err: fmt.Errorf("%w: no live replica", ErrShardUnavailable)}

@@ -70,14 +70,18 @@ func (r *replica) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cons, err := st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable: "node-" + r.n.o.Name, AckPolicy: jetstream.AckExplicitPolicy,
-		MaxAckPending: 1, DeliverPolicy: jetstream.DeliverAllPolicy, AckWait: 30 * time.Second,
+	// Retried like a write: a stream that just lost a server may take a
+	// moment to answer.
+	cons, err := retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
+		return st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable: "node-" + r.n.o.Name, AckPolicy: jetstream.AckExplicitPolicy,
+			MaxAckPending: 1, DeliverPolicy: jetstream.DeliverAllPolicy, AckWait: 30 * time.Second,
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("durable consumer: %w", err)
 	}
-	info, err := cons.Info(ctx)
+	info, err := retrying(ctx, func(ctx context.Context) (*jetstream.ConsumerInfo, error) { return cons.Info(ctx) })
 	if err != nil {
 		return fmt.Errorf("durable consumer: %w", err)
 	}

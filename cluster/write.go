@@ -68,7 +68,7 @@ func (n *Node) Put(ctx context.Context, doc store.Document) (Receipt, error) {
 		Body: doc.Body, Given: doc.Kind, Signals: doc.Signals, Effective: signalsJSON(signals)}
 	rt := routeOf(n.o.Shards, owner, p.Kind, p.NaturalKey, id)
 	rc := Receipt{ID: id, Kind: p.Kind, Owner: owner, NaturalKey: p.NaturalKey, Shard: rt.shard}
-	return retrying(ctx, func() (Receipt, error) { return n.put(ctx, rt, e, rc) })
+	return retrying(ctx, func(ctx context.Context) (Receipt, error) { return n.put(ctx, rt, e, rc) })
 }
 
 func (n *Node) put(ctx context.Context, rt route, e *entry, rc Receipt) (Receipt, error) {
@@ -156,14 +156,14 @@ func (n *Node) publish(ctx context.Context, rt route, e *entry, last uint64) (se
 // does not exist, or is another owner's, is store.ErrNotFound.
 func (n *Node) Delete(ctx context.Context, id canon.ContentID) (Receipt, error) {
 	principal := store.Principal(ctx)
-	loc, err := retrying(ctx, func() (*reply, error) { return n.locate(ctx, principal, id) })
+	loc, err := retrying(ctx, func(ctx context.Context) (*reply, error) { return n.locate(ctx, principal, id) })
 	if err != nil {
 		return Receipt{}, err
 	}
 	rt := routeOf(n.o.Shards, principal, loc.Kind, loc.NaturalKey, id)
 	rc := Receipt{ID: id, Kind: loc.Kind, Owner: principal, NaturalKey: loc.NaturalKey, Shard: rt.shard}
 	published := false
-	return retrying(ctx, func() (Receipt, error) { return n.delete(ctx, rt, principal, rc, &published) })
+	return retrying(ctx, func(ctx context.Context) (Receipt, error) { return n.delete(ctx, rt, principal, rc, &published) })
 }
 
 // delete publishes the delete of rc's document. *published says that an
@@ -205,10 +205,19 @@ func (n *Node) delete(ctx context.Context, rt route, principal string, rc Receip
 // was stored but not acknowledged is found and acknowledged then.
 const writeRetry = 15 * time.Second
 
-func retrying[T any](ctx context.Context, f func() (T, error)) (T, error) {
+// attemptTimeout bounds one attempt: a request to a server that just
+// died is not answered, and waiting out the client's default (5s) would
+// leave fewer attempts for the new leader.
+const attemptTimeout = 2 * time.Second
+
+// retrying calls f until it succeeds, fails for good, or writeRetry
+// passes; each call gets attemptTimeout.
+func retrying[T any](ctx context.Context, f func(context.Context) (T, error)) (T, error) {
 	deadline := time.Now().Add(writeRetry)
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		v, err := f()
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+		v, err := f(actx)
+		cancel()
 		if err == nil || !transient(err) || ctx.Err() != nil || time.Now().After(deadline) {
 			return v, err
 		}
