@@ -30,6 +30,7 @@ type HandlerOptions struct {
 //	DELETE /documents/{content id}      → 200 the delete's receipt
 //	POST   /oap/intent?page_size=&cursor=&max_rejected=&partial=true
 //	                                    an intent → 200 the signed response
+//	POST   /oap/explain                 an intent → 200 {"shards": {"0": plan, …}}, each shard's plan
 //	GET    /healthz                     the shards this node serves and what each applied
 //
 // A receipt is {"id","kind","owner","natural_key"?,"shard","seq","created"}.
@@ -49,6 +50,7 @@ func (n *Node) Handler(ho *HandlerOptions) http.Handler {
 	mux.HandleFunc("POST /documents", h.put)
 	mux.HandleFunc("DELETE /documents/{id}", h.delete)
 	mux.HandleFunc("POST /oap/intent", h.intent)
+	mux.HandleFunc("POST /oap/explain", h.explain)
 	mux.HandleFunc("GET /healthz", h.health)
 	return mux
 }
@@ -138,6 +140,23 @@ func (h *handler) intent(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(res.JSON)
+}
+
+func (h *handler) explain(w http.ResponseWriter, r *http.Request) {
+	r, body, ok := h.request(w, r)
+	if !ok {
+		return
+	}
+	res, err := h.n.Query(r.Context(), body, &QueryOptions{Explain: true})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	plans := map[string]string{}
+	for shard, p := range res.Plans {
+		plans[strconv.Itoa(shard)] = p
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"shards": plans})
 }
 
 // queryOptions reads the query parameters and AQL-After.

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -57,6 +58,11 @@ func TestHandler(t *testing.T) {
 	status, _, resp := do(t, "POST", srv.URL+"/oap/intent", after, offerIntent)
 	if status != http.StatusOK || len(resp["candidates"].([]any)) != 1 {
 		t.Fatalf("intent: %d %v", status, resp)
+	}
+	status, _, plans := do(t, "POST", srv.URL+"/oap/explain", "", offerIntent)
+	if shards, _ := plans["shards"].(map[string]any); status != http.StatusOK || len(shards) != 2 ||
+		!strings.Contains(fmt.Sprint(shards["0"]), "index.") {
+		t.Fatalf("explain: %d %v, want both shards' plans", status, plans)
 	}
 	if status, _, p = do(t, "POST", srv.URL+"/oap/intent", "AQL-After: 0:x", offerIntent); status != http.StatusBadRequest {
 		t.Fatalf("bad AQL-After: %d %v", status, p)

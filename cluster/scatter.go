@@ -151,7 +151,7 @@ func (r *replica) query(ctx context.Context, req *request) (*reply, error) {
 	o := &query.Options{Signer: r.signer, Keys: keys, At: req.At, PageSize: 1 << 30,
 		MaxRejected: req.MaxRejected, Index: r.ix}
 	if req.Explain {
-		o.Explain = func(p *query.Plan) { rep.Plan = p.Shape() }
+		o.Explain = func(p *query.Plan) { rep.Plan = p.String() }
 	}
 	resp, err := query.Resolve(ctx, r.s, in, o)
 	if err != nil {
