@@ -105,7 +105,15 @@ func (n *Node) locate(ctx context.Context, principal string, id canon.ContentID)
 	var unavailable error
 	for i := range n.o.Shards {
 		wg.Go(func() {
-			rep, err := n.ask(ctx, i, &request{Op: "locate", Principal: principal, ID: id.String()})
+			// The replica must have applied the stream as it is now, so
+			// that a delete right after its put finds the document.
+			var last uint64
+			if s, err := n.stream(ctx, i); err == nil {
+				if info, err := s.Info(ctx); err == nil {
+					last = info.State.LastSeq
+				}
+			}
+			rep, err := n.ask(ctx, i, &request{Op: "locate", Principal: principal, ID: id.String(), After: last})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
