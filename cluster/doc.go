@@ -3,8 +3,8 @@
 // There are only a few types: Node (one aqlstore process in a cluster: it
 // accepts writes and queries, and replicates the shards it serves),
 // Options (how to start it), Receipt (what a write returns: the document,
-// its shard and its stream sequence) and Result (a merged, signed query
-// answer).
+// its shard and its stream sequence), Result (a merged, signed query
+// answer) and Change (an entry of the change feed).
 //
 // Every shard is a JetStream stream, AQL_SHARD_<i>, with subjects
 // aql.s<i>.>. A document is routed by a stable hash of (owner, kind,
@@ -19,7 +19,8 @@
 // a local store with a durable consumer; every entry is idempotent at the
 // head of the log, so the consumer's ack floor is the applied sequence.
 //
-// A query (gather.go) is scattered to one replica of every shard over
+// Subscribe (subscribe.go) fans in the shards' streams as a change feed
+// with a per-shard cursor. A query (gather.go) is scattered to one replica of every shard over
 // request-reply, a queue group per shard (scatter.go); each shard
 // resolves it on its local store and returns its ranked candidates, its
 // rejections and counts; the node merges them by score desc, candidate_id
