@@ -133,7 +133,7 @@ func (r *replica) rebuildOrder(ctx context.Context, floor uint64) error {
 			return fmt.Errorf("replay: %w", err)
 		}
 		if got == 0 {
-			return fmt.Errorf("replay: the stream ended at %d before the applied sequence %d", seq, floor)
+			break // the rest up to floor was purged (Erase)
 		}
 	}
 	return nil

@@ -199,6 +199,31 @@ func (n *Node) delete(ctx context.Context, rt route, principal string, rc Receip
 	return Receipt{}, &ShardError{Shard: rt.shard, Err: fmt.Errorf("%s changed %d times while deleting it; retry", rt.subject, casAttempts)}
 }
 
+// Erase deletes the context principal's document with content id id, as
+// Delete does, then purges its earlier entries from the stream, so that
+// its bytes are on no replica and in no stream: a replica that replays
+// the stream later never sees them. The delete entry stays, as the
+// subject's last, so that natural-key uniqueness still holds.
+func (n *Node) Erase(ctx context.Context, id canon.ContentID) (Receipt, error) {
+	rc, err := n.Delete(ctx, id)
+	if err != nil {
+		return Receipt{}, err
+	}
+	rt := routeOf(n.o.Shards, rc.Owner, rc.Kind, rc.NaturalKey, id)
+	_, err = retrying(ctx, func(ctx context.Context) (struct{}, error) {
+		s, err := n.stream(ctx, rt.shard)
+		if err != nil {
+			return struct{}{}, err
+		}
+		err = s.Purge(ctx, jetstream.WithPurgeSubject(rt.subject), jetstream.WithPurgeKeep(1))
+		if err != nil {
+			err = &ShardError{Shard: rt.shard, Err: fmt.Errorf("purge %s: %w", rt.subject, err)}
+		}
+		return struct{}{}, err
+	})
+	return rc, err
+}
+
 // writeRetry bounds how long a write retries while its stream has no
 // leader (JetStream elects a new one within seconds when a server is
 // lost). A retry is safe: it reads the subject again, so a publish that
