@@ -19,8 +19,9 @@ import (
 )
 
 // The cluster differential test: the same random documents and deletes
-// go through a 3-shard cluster whose every shard has 2 replicas (one
-// in-process NATS server with JetStream) and into one local store; random
+// go through a 3-shard cluster whose every shard has 2 replicas (three
+// in-process NATS servers in a JetStream cluster, streams with 3
+// replicas) and into one local store; random
 // intents, read as random principals, must get equal answers from both:
 // whole responses but for ids, times and signatures, every policy and
 // every page, rejections included.
@@ -129,8 +130,8 @@ func genConstraints(r *rand.Rand, depth int) string {
 
 func genIntent(r *rand.Rand) string {
 	budget := ""
-	if r.IntN(3) == 0 {
-		budget = fmt.Sprintf(`"budget":{"amount":%q,"currency":"EUR","allocation":"single_winner"},`, pick(r, []string{"0", "3", "5.50", "20"}))
+	if r.IntN(2) == 0 {
+		budget = fmt.Sprintf(`"budget":{"amount":%q,"currency":"EUR","allocation":"single_winner"},`, pick(r, []string{"0", "1", "3", "5.50", "20"}))
 	}
 	include := pick(r, []string{`["/"]`, `["/a"]`, `["/a","/n"]`, `["/tags/*"]`})
 	return `{"intent_id":"urn:oap:intent:cluster-diff","issuer_did":"did:web:diff.example","category":"knowledge",` +
@@ -144,7 +145,9 @@ var diffAt = time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
 
 func TestClusterEqualsOneStore(t *testing.T) {
 	ctx := context.Background()
-	c := newTestCluster(t, 3)
+	// Three NATS servers in one JetStream cluster, streams with 3 replicas.
+	_, url := startNATSCluster(t, 3)
+	c := &testCluster{t: t, url: url, shards: 3, dir: t.TempDir(), nodes: map[string]*Node{}, replicas: 3}
 	nodes := []*Node{c.start("n1", 0, 1), c.start("n2", 1, 2), c.start("n3", 2, 0)}
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)

@@ -32,7 +32,8 @@
 // Caveats: a store breaks ties in its rank order (equal score and
 // candidate_id) and lists rejections by document number, that is in
 // write order; the merge uses the time JetStream stored each document,
-// which is the write order when writes do not overlap. A shard knows a
+// which is the write order when writes do not overlap and the servers'
+// clocks agree. A shard knows a
 // candidate by its candidate_id, so two documents one reader sees under
 // one candidate_id in one shard (a public one and the reader's own with
 // the same natural key) share the earlier one's time. Messages whose

@@ -37,12 +37,13 @@ var testKey = func() *sign.Signer {
 
 // testCluster is a set of nodes on one NATS server.
 type testCluster struct {
-	t      testing.TB
-	url    string
-	shards int
-	dir    string
-	nodes  map[string]*Node
-	wait   time.Duration // Options.WaitApplied of the nodes started next (0: the default)
+	t        testing.TB
+	url      string
+	shards   int
+	dir      string
+	nodes    map[string]*Node
+	wait     time.Duration // Options.WaitApplied of the nodes started next (0: the default)
+	replicas int           // stream replicas (0: 1)
 }
 
 func newTestCluster(t testing.TB, shards int) *testCluster {
@@ -54,7 +55,7 @@ func newTestCluster(t testing.TB, shards int) *testCluster {
 func (c *testCluster) start(name string, serve ...int) *Node {
 	c.t.Helper()
 	n, err := Open(context.Background(), &Options{URL: c.url, Name: name, Shards: c.shards, Serve: serve,
-		Dir: c.dir + "/" + name, Signer: testKey, Logf: c.t.Logf, WaitApplied: c.wait})
+		Dir: c.dir + "/" + name, Signer: testKey, Logf: c.t.Logf, WaitApplied: c.wait, Replicas: c.replicas})
 	if err != nil {
 		c.t.Fatal(err)
 	}
