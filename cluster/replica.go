@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ type replica struct {
 	signer *sign.Signer // signs the shard-local response, which the node re-signs
 	cc     jetstream.ConsumeContext
 	sub    *nats.Subscription
+	slots  chan struct{} // requests answered at once (serve)
 
 	// life guards the store: handlers hold it for reading, close for
 	// writing, so that no request or entry reaches a closed store.
@@ -53,7 +55,8 @@ func openReplica(ctx context.Context, n *Node, shard int) (*replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &replica{n: n, shard: shard, s: s, ix: ix, signer: n.o.Signer, changed: make(chan struct{}), order: orderBook{}}
+	r := &replica{n: n, shard: shard, s: s, ix: ix, signer: n.o.Signer, changed: make(chan struct{}), order: orderBook{},
+		slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	if r.signer == nil {
 		_, priv, _ := ed25519.GenerateKey(nil)
 		r.signer = sign.NewSigner(priv)

@@ -64,8 +64,18 @@ type shardCandidate struct {
 	Doc  []byte      `json:"doc,omitempty"`
 }
 
-// serve answers one request of the shard's queue group.
+// serve answers one request of the shard's queue group. NATS calls it
+// for one message at a time, so each is answered on a goroutine of its
+// own, at most cap(r.slots) at once; a request beyond that waits here.
 func (r *replica) serve(m *nats.Msg) {
+	r.slots <- struct{}{}
+	go func() {
+		defer func() { <-r.slots }()
+		r.respond(m)
+	}()
+}
+
+func (r *replica) respond(m *nats.Msg) {
 	var rep *reply
 	var req request
 	if err := json.Unmarshal(m.Data, &req); err != nil {
