@@ -191,7 +191,7 @@ cluster: build
 	  while [ ! -s $(CLUSTER_DIR)/key.jwk ]; do sleep 0.1; done; \
 	done; \
 	echo "put:   curl -s http://127.0.0.1:8081/documents -d '{\"offer_id\":\"o1\",\"price\":\"9.50\"}'"; \
-	echo "query: curl -s http://127.0.0.1:8082/oap/intent -d @intent.json   (any node; logs in $(CLUSTER_DIR))"; \
+	echo "query: curl -s http://127.0.0.1:8082/oap/intent -d @testdata/cluster/intent.json   (any node; logs in $(CLUSTER_DIR))"; \
 	wait
 
 ## chaos: 50 cycles of SIGKILL of a random NATS server or aqlstore node (each a
