@@ -92,7 +92,7 @@ func (n *Node) ask(ctx context.Context, shard int, req *request) (*reply, error)
 // document without a natural key would be, then by asking every shard.
 func (n *Node) locate(ctx context.Context, principal string, id canon.ContentID) (*reply, error) {
 	rt := routeOf(n.o.Shards, principal, "", "", id)
-	if prev, _, err := n.lastEntry(ctx, rt); err == nil && prev != nil && prev.Op == opPut && prev.ID == id.String() {
+	if prev, _, err := n.lastEntry(ctx, rt); err == nil && prev != nil && prev.live() && prev.ID == id.String() {
 		return &reply{Kind: prev.Kind}, nil
 	}
 	var (

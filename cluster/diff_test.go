@@ -26,7 +26,10 @@ import (
 // whole responses but for ids, times and signatures, every policy and
 // every page, rejections included.
 
-const alice = "did:web:alice.example"
+const (
+	alice = "did:web:alice.example"
+	bob   = "did:web:bob.example" // owns nothing; reads what alice grants him
+)
 
 var (
 	diffOwners = []string{store.Public, alice}
@@ -164,7 +167,7 @@ func TestClusterEqualsOneStore(t *testing.T) {
 		c.waitAll(ctx)
 		for range diffIntents {
 			intent := []byte(genIntent(r))
-			compareQuery(t, r, pick(r, nodes), s, ix, intent, pick(r, append(diffOwners, "did:web:bob.example")), stats)
+			compareQuery(t, r, pick(r, nodes), s, ix, intent, pick(r, append(diffOwners, bob)), stats)
 		}
 	}
 	t.Logf("compared %v", stats)
@@ -195,6 +198,24 @@ func writeBoth(t *testing.T, r *rand.Rand, nodes []*Node, s *store.Store, first 
 				t.Fatalf("delete %s: store %v, cluster %v", p.id, errL, errC)
 			}
 			stats["deletes"]++
+			continue
+		}
+		if len(live) > 0 && r.IntN(6) == 0 {
+			p := live[r.IntN(len(live))]
+			octx := store.WithPrincipal(ctx, p.owner)
+			var errL, errC error
+			if r.IntN(3) > 0 {
+				errL = s.Grant(octx, store.Ref{ID: p.id}, bob)
+				_, errC = pick(r, nodes).Grant(octx, p.id, bob)
+				stats["grants"]++
+			} else {
+				errL = s.Revoke(octx, store.Ref{ID: p.id}, bob)
+				_, errC = pick(r, nodes).Revoke(octx, p.id, bob)
+				stats["revokes"]++
+			}
+			if (errL == nil) != (errC == nil) {
+				t.Fatalf("grant of %s: store %v, cluster %v", p.id, errL, errC)
+			}
 			continue
 		}
 		d := genDoc(r, i)

@@ -26,12 +26,19 @@ type entry struct {
 	// putting the same content again with other signals is a conflict, as
 	// in a store.
 	Effective string `json:"effective,omitempty"`
+	Grantee   string `json:"grantee,omitempty"` // grant and revoke
 }
 
 const (
 	opPut    = "put"
 	opDelete = "delete"
+	opGrant  = "grant"  // Grantee may read the document
+	opRevoke = "revoke" // Grantee no longer may
 )
+
+// live reports whether e leaves its document stored: a put, or a grant
+// or revoke after one (which carry the put's id, kind and signals).
+func (e *entry) live() bool { return e.Op != opDelete }
 
 func (e *entry) encode() []byte {
 	b, err := json.Marshal(e)
@@ -46,8 +53,10 @@ func decodeEntry(b []byte) (*entry, error) {
 	if err := json.Unmarshal(b, &e); err != nil {
 		return nil, fmt.Errorf("decode stream entry: %w", err)
 	}
-	if e.Op != opPut && e.Op != opDelete {
-		return nil, fmt.Errorf("decode stream entry: op %q is neither put nor delete", e.Op)
+	switch e.Op {
+	case opPut, opDelete, opGrant, opRevoke:
+	default:
+		return nil, fmt.Errorf("decode stream entry: op %q is not put, delete, grant or revoke", e.Op)
 	}
 	return &e, nil
 }

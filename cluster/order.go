@@ -14,6 +14,9 @@ type stored struct {
 
 // note records a put or a delete of e stored at at.
 func (b orderBook) note(e *entry, at int64) {
+	if e.Op != opPut && e.Op != opDelete {
+		return // a grant changes who reads, not when the document was stored
+	}
 	doc := e.Owner + "\x00" + string(e.Kind) + "\x00" + e.ID
 	list := b[e.CandidateID]
 	for i, s := range list {

@@ -189,6 +189,16 @@ func (r *replica) apply(e *entry) error {
 			err = fmt.Errorf("parsed to content id %s, but the writer computed %s", ref.ID, e.ID)
 		}
 		return err
+	case opGrant, opRevoke:
+		id, err := canon.ParseContentID(e.ID)
+		if err != nil {
+			return err
+		}
+		octx := store.WithPrincipal(ctx, e.Owner)
+		if e.Op == opGrant {
+			return r.s.Grant(octx, store.Ref{ID: id}, e.Grantee)
+		}
+		return r.s.Revoke(octx, store.Ref{ID: id}, e.Grantee)
 	default:
 		id, err := canon.ParseContentID(e.ID)
 		if err != nil {

@@ -77,7 +77,7 @@ func (n *Node) put(ctx context.Context, rt route, e *entry, rc Receipt) (Receipt
 		if err != nil {
 			return Receipt{}, err
 		}
-		if prev != nil && prev.Op == opPut {
+		if prev != nil && prev.live() {
 			if err := samePut(prev, e, rc.NaturalKey); err != nil {
 				return Receipt{}, err
 			}
@@ -180,7 +180,7 @@ func (n *Node) delete(ctx context.Context, rt route, principal string, rc Receip
 			rc.Seq, rc.Created = last, true
 			return rc, nil
 		}
-		if prev == nil || prev.Op != opPut || prev.ID != id.String() {
+		if prev == nil || !prev.live() || prev.ID != id.String() {
 			return Receipt{}, fmt.Errorf("%w: %s", store.ErrNotFound, id)
 		}
 		e := &entry{Op: opDelete, Principal: principal, Owner: principal, Kind: prev.Kind, ID: prev.ID,
@@ -197,6 +197,57 @@ func (n *Node) delete(ctx context.Context, rt route, principal string, rc Receip
 		return rc, nil
 	}
 	return Receipt{}, &ShardError{Shard: rt.shard, Err: fmt.Errorf("%s changed %d times while deleting it; retry", rt.subject, casAttempts)}
+}
+
+// Grant lets grantee read the context principal's document with content
+// id id, through its shard's stream, as a store's Grant does: a document
+// the principal does not own is store.ErrNotFound; the store checks the
+// grantee when the replicas apply it (an invalid one is skipped there, so
+// check it with canon.CheckDID first).
+func (n *Node) Grant(ctx context.Context, id canon.ContentID, grantee string) (Receipt, error) {
+	return n.changeGrant(ctx, id, grantee, opGrant)
+}
+
+// Revoke withdraws a Grant.
+func (n *Node) Revoke(ctx context.Context, id canon.ContentID, grantee string) (Receipt, error) {
+	return n.changeGrant(ctx, id, grantee, opRevoke)
+}
+
+func (n *Node) changeGrant(ctx context.Context, id canon.ContentID, grantee, op string) (Receipt, error) {
+	principal := store.Principal(ctx)
+	if err := canon.CheckDID(grantee); err != nil || grantee == principal || principal == store.Public {
+		return Receipt{}, fmt.Errorf("%w: %s to %q: the grantee must be another tenant's DID, and the owner a tenant (%v)",
+			store.ErrInvalid, op, grantee, err)
+	}
+	loc, err := retrying(ctx, func(ctx context.Context) (*reply, error) { return n.locate(ctx, principal, id) })
+	if err != nil {
+		return Receipt{}, err
+	}
+	rt := routeOf(n.o.Shards, principal, loc.Kind, loc.NaturalKey, id)
+	rc := Receipt{ID: id, Kind: loc.Kind, Owner: principal, NaturalKey: loc.NaturalKey, Shard: rt.shard}
+	return retrying(ctx, func(ctx context.Context) (Receipt, error) {
+		for range casAttempts {
+			prev, last, err := n.lastEntry(ctx, rt)
+			if err != nil {
+				return Receipt{}, err
+			}
+			if prev == nil || !prev.live() || prev.ID != id.String() {
+				return Receipt{}, fmt.Errorf("%w: %s", store.ErrNotFound, id)
+			}
+			e := *prev // the put's id, kind and signals: the document stays what it was
+			e.Op, e.Principal, e.Grantee, e.Body, e.Signals = op, principal, grantee, nil, nil
+			seq, retry, err := n.publish(ctx, rt, &e, last)
+			if retry {
+				continue
+			}
+			if err != nil {
+				return Receipt{}, err
+			}
+			rc.Seq, rc.Created = seq, true
+			return rc, nil
+		}
+		return Receipt{}, &ShardError{Shard: rt.shard, Err: fmt.Errorf("%s changed %d times during a %s; retry", rt.subject, casAttempts, op)}
+	})
 }
 
 // Erase deletes the context principal's document with content id id, as
