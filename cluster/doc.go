@@ -10,7 +10,7 @@
 // aql.s<i>.>. A document is routed by a stable hash of (owner, kind,
 // natural key), or of (owner, content id) for a kind without a natural
 // key, to one shard and one subject of it; that subject holds the
-// document's history (puts and deletes). A write is checked and parsed as
+// document's history (puts, grants, revokes and deletes). A write is checked and parsed as
 // the local store parses it, then published with JetStream's
 // expected-last-subject-sequence, so a natural key (and the replay keys
 // of messages, which are natural keys) is claimed once cluster-wide

@@ -123,6 +123,10 @@ func (n *Node) Close() error {
 	for _, r := range n.replicas {
 		errs = append(errs, r.close())
 	}
+	// The server has dropped the replicas' queue subscriptions once the
+	// flush returns: a query sent after Close meets no responders at once
+	// rather than waiting for a reply that will not come.
+	_ = n.nc.FlushTimeout(time.Second)
 	n.nc.Close()
 	return errors.Join(errs...)
 }
