@@ -26,7 +26,7 @@ type HandlerOptions struct {
 
 // Handler serves a node over HTTP:
 //
-//	POST   /documents?kind=K&owner=DID  a document (JSON or PAIRL) → 201 its receipt (200 when already stored)
+//	POST   /documents?kind=K            a document (JSON or PAIRL) of the caller → 201 its receipt (200 when already stored)
 //	DELETE /documents/{content id}      → 200 the delete's receipt
 //	POST   /oap/intent?page_size=&cursor=&max_rejected=&partial=true
 //	                                    an intent → 200 the signed response
@@ -85,8 +85,15 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rc, err := h.n.Put(r.Context(), store.Document{Body: body, Kind: canon.Kind(r.URL.Query().Get("kind")),
-		Owner: r.URL.Query().Get("owner")})
+	// A caller writes its own documents only: which tenants may write
+	// public ones or another's is the single-store server's policy, not
+	// one this handler has.
+	if owner := r.URL.Query().Get("owner"); owner != "" && owner != store.Principal(r.Context()) {
+		problem(w, http.StatusForbidden, "forbidden", fmt.Sprintf("?owner=%s: you write as %s; leave owner out, or authenticate as its tenant",
+			owner, store.Principal(r.Context())), nil)
+		return
+	}
+	rc, err := h.n.Put(r.Context(), store.Document{Body: body, Kind: canon.Kind(r.URL.Query().Get("kind"))})
 	if err != nil {
 		fail(w, err)
 		return

@@ -47,6 +47,9 @@ func TestHandler(t *testing.T) {
 	if status, _, _ = do(t, "POST", srv.URL+"/documents", "", string(offer("h1", "3"))); status != http.StatusOK {
 		t.Fatalf("same put again: %d, want 200", status)
 	}
+	if status, _, p := do(t, "POST", srv.URL+"/documents?owner=did:web:other.example", "", string(offer("h9", "4"))); status != http.StatusForbidden {
+		t.Fatalf("a put as another owner: %d %v, want 403", status, p)
+	}
 	if status, _, p := do(t, "POST", srv.URL+"/documents", "", string(offer("h1", "4"))); status != http.StatusConflict {
 		t.Fatalf("other content under h1: %d %v, want 409", status, p)
 	}
