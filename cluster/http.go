@@ -27,7 +27,9 @@ type HandlerOptions struct {
 // Handler serves a node over HTTP:
 //
 //	POST   /documents?kind=K            a document (JSON or PAIRL) of the caller → 201 its receipt (200 when already stored)
-//	DELETE /documents/{content id}      → 200 the delete's receipt
+//	DELETE /documents/{content id}      → 200 the delete's receipt (?erase=true: Erase)
+//	POST   /documents/{id}/grants       {"grantee": DID} → 200 the grant's receipt
+//	DELETE /documents/{id}/grants/{did} → 200 the revoke's receipt
 //	POST   /oap/intent?page_size=&cursor=&max_rejected=&partial=true
 //	                                    an intent → 200 the signed response
 //	POST   /oap/explain                 an intent → 200 {"shards": {"0": plan, …}}, each shard's plan
@@ -49,6 +51,8 @@ func (n *Node) Handler(ho *HandlerOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /documents", h.put)
 	mux.HandleFunc("DELETE /documents/{id}", h.delete)
+	mux.HandleFunc("POST /documents/{id}/grants", h.grant)
+	mux.HandleFunc("DELETE /documents/{id}/grants/{grantee}", h.grant)
 	mux.HandleFunc("POST /oap/intent", h.intent)
 	mux.HandleFunc("POST /oap/explain", h.explain)
 	mux.HandleFunc("GET /healthz", h.health)
@@ -115,7 +119,40 @@ func (h *handler) delete(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "bad content id", fmt.Sprintf("/documents/{id}: %v", err), nil)
 		return
 	}
-	rc, err := h.n.Delete(r.Context(), id)
+	del := h.n.Delete
+	if r.URL.Query().Get("erase") == "true" {
+		del = h.n.Erase
+	}
+	rc, err := del(r.Context(), id)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, receiptJSON(rc))
+}
+
+func (h *handler) grant(w http.ResponseWriter, r *http.Request) {
+	r, body, ok := h.request(w, r)
+	if !ok {
+		return
+	}
+	id, err := canon.ParseContentID(r.PathValue("id"))
+	if err != nil {
+		problem(w, http.StatusBadRequest, "bad content id", fmt.Sprintf("/documents/{id}: %v", err), nil)
+		return
+	}
+	change, grantee := h.n.Revoke, r.PathValue("grantee")
+	if r.Method == http.MethodPost {
+		var req struct {
+			Grantee string `json:"grantee"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil || req.Grantee == "" {
+			problem(w, http.StatusBadRequest, "bad grant", `the body must be {"grantee": "did:…"}`, nil)
+			return
+		}
+		change, grantee = h.n.Grant, req.Grantee
+	}
+	rc, err := change(r.Context(), id, grantee)
 	if err != nil {
 		fail(w, err)
 		return

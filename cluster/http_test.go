@@ -70,6 +70,16 @@ func TestHandler(t *testing.T) {
 	if status, _, p = do(t, "POST", srv.URL+"/oap/intent", "AQL-After: 0:x", offerIntent); status != http.StatusBadRequest {
 		t.Fatalf("bad AQL-After: %d %v", status, p)
 	}
+	id := rc["id"].(string)
+	if status, _, p = do(t, "POST", srv.URL+"/documents/"+id+"/grants", "", `{"grantee":"did:web:g.example"}`); status != http.StatusBadRequest {
+		t.Fatalf("a grant by public: %d %v, want 400 (public documents are everyone's)", status, p)
+	}
+	if status, _, p = do(t, "DELETE", srv.URL+"/documents/"+id+"?erase=true", "", ""); status != http.StatusOK {
+		t.Fatalf("erase: %d %v", status, p)
+	}
+	if status, _, p = do(t, "DELETE", srv.URL+"/documents/"+id, "", ""); status != http.StatusNotFound {
+		t.Fatalf("delete after erase: %d %v, want 404", status, p)
+	}
 	c.stop("a")
 	status, _, p = do(t, "POST", srv.URL+"/oap/intent", "", offerIntent)
 	if status != http.StatusServiceUnavailable || jsonNum(p["shard"]) != "0" {
