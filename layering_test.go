@@ -20,7 +20,8 @@ const module = "github.com/aqlstore/aqlstore"
 // bottom: its packages (the corpus generator) import nothing of the
 // module, so any package may use them. crashtest (the crash harness)
 // drives the store, its index and
-// the query engine as an embedder does, so it sits with server and bench.
+// the query engine as an embedder does, so it sits with server and bench;
+// so does cluster, which runs stores as shards.
 func layer(pkg string) int {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	switch top := strings.SplitN(rel, "/", 2)[0]; {
@@ -36,7 +37,7 @@ func layer(pkg string) int {
 		return 4
 	case rel == "":
 		return 5
-	case top == "server", top == "bench", top == "crashtest":
+	case top == "server", top == "bench", top == "crashtest", top == "cluster":
 		return 6
 	case top == "cmd":
 		return 7

@@ -36,6 +36,7 @@ type serveCommand struct {
 	logs      *logBuffer    // the JSON log's batching (logbuf.go)
 	timeouts  server.Config // only the timeout fields are read
 	limits    server.Config // only the limit fields are read (limitFlags)
+	cluster   clusterFlags  // --cluster and its flags (serve_cluster.go)
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -71,6 +72,7 @@ func (c *serveCommand) command() *cobra.Command {
 	f.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	f.DurationVar(&c.timeouts.Heartbeat, "heartbeat", server.DefaultHeartbeat, "interval of heartbeats on idle event streams")
 	c.limitFlags(cmd)
+	c.cluster.declare(cmd)
 	return cmd
 }
 
@@ -91,6 +93,9 @@ func (c *serveCommand) limitFlags(cmd *cobra.Command) {
 }
 
 func (c *serveCommand) run(ctx context.Context) error {
+	if c.cluster.url != "" {
+		return c.runCluster(ctx)
+	}
 	cfg, err := c.config()
 	if err != nil {
 		return err

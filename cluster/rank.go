@@ -1,0 +1,52 @@
+package cluster
+
+import (
+	"cmp"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/query/aql"
+)
+
+// rankKey places a candidate in the cluster's rank order: score
+// descending (a candidate without one after every scored one), then
+// candidate_id ascending, as package query ranks; then, where a store
+// would compare document numbers, the stream time of the document and its
+// shard.
+type rankKey struct {
+	Score canon.Number `json:"score,omitempty"`
+	ID    string       `json:"id"`
+	Order int64        `json:"order"`
+	Shard int          `json:"shard"`
+}
+
+func compareKeys(a, b *rankKey) int {
+	if c := compareScore(a.Score, b.Score); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.ID, b.ID); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Order, b.Order); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Shard, b.Shard)
+}
+
+// compareScore orders higher scores first, exactly (decimals), as
+// package query's rank order does.
+func compareScore(a, b canon.Number) int {
+	switch {
+	case a == b:
+		return 0
+	case a == "":
+		return 1
+	case b == "":
+		return -1
+	}
+	da, okA := aql.ParseDecimal(a)
+	db, okB := aql.ParseDecimal(b)
+	if !okA || !okB {
+		return cmp.Compare(string(b), string(a))
+	}
+	return db.Cmp(da)
+}
