@@ -92,9 +92,10 @@ func (m *mutation) unindex(num uint32, rec *record) error {
 	return ix.Remove(num, doc)
 }
 
-// dropRef counts one reference less, deleting the blob with the last. The
-// blob keeps its number while other documents use it, even once the
-// document that gave it that number is gone.
+// dropRef counts one reference less, deleting the shared blob, if the
+// content ever had one, with the last. The blob keeps its number while
+// other documents use it, even once the document that gave it that number
+// (and held its body inline) is gone.
 func (m *mutation) dropRef(rec record) error {
 	blob, n, err := m.refs(rec.id)
 	if err != nil {

@@ -99,9 +99,14 @@ func checkFormat(dir string, v []byte) error {
 		return nil
 	case ver == 1:
 		return fmt.Errorf("store: %s has format 1 (blobs keyed by content id); this build reads only format %d "+
-			"(blobs keyed by document number). To move it: with the aqlstore build that wrote it, export each "+
+			"(bodies inline in document records). To move it: with the aqlstore build that wrote it, export each "+
 			"tenant (GET /storage/export), then import the exports into a new store with this build "+
 			"(POST /storage/import)", dir, formatVersion)
+	case ver == 2:
+		return fmt.Errorf("store: %s has format 2 (every body in a blob of its own); this build reads only format %d "+
+			"(bodies inline in document records). To move it: with the aqlstore build that wrote it, export each "+
+			"tenant (aqlstore export --as TENANT, or GET /storage/export), then import the exports into a new store "+
+			"with this build (aqlstore import, or POST /storage/import)", dir, formatVersion)
 	}
 	return fmt.Errorf("store: %s has format %d; this build reads format %d", dir, ver, formatVersion)
 }

@@ -16,7 +16,7 @@ import (
 
 // VerifyReport is what Verify found.
 type VerifyReport struct {
-	Blobs     int      // blobs re-hashed
+	Blobs     int      // bodies re-hashed: inline in their records, and shared blobs
 	Documents int      // document records checked
 	Receipts  int      // receipts in the chain
 	Problems  []string // the first maxProblems problems, each naming its key
@@ -98,16 +98,20 @@ func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 }
 
 // blobUse is what the documents say about one content: the blob number
-// they name and how many of them there are.
+// they name, how many of them there are, and whether one of them reads
+// the content from the shared 'B' blob rather than from its own record.
 type blobUse struct {
-	blob uint32
-	docs uint64
+	blob   uint32
+	docs   uint64
+	shared bool
 }
 
-// blobOwner is the content a blob number must hold.
+// blobOwner is the content a blob number must hold; a 'B' key must hold it
+// when shared.
 type blobOwner struct {
-	id   canon.ContentID
-	docs uint64
+	id     canon.ContentID
+	docs   uint64
+	shared bool
 }
 
 // verifyDocuments checks each record's keys and tallies the documents of
@@ -151,7 +155,11 @@ func (s *Store) verifyDocuments(ctx context.Context, v *view, rep *VerifyReport,
 			u.blob = rec.blob
 		}
 		u.docs++
+		u.shared = u.shared || rec.blob != num
 		uses[rec.id] = u
+		if rec.blob == num {
+			verifyInline(rep, num, &rec)
+		}
 		if num >= nextNum {
 			rep.add("document %d: number is not below the next number %d", num, nextNum)
 		}
@@ -186,12 +194,12 @@ func (s *Store) verifyDocuments(ctx context.Context, v *view, rep *VerifyReport,
 func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.ContentID]blobUse, docGaps *gaps) (
 	map[uint32]blobOwner, error) {
 	owners := make(map[uint32]blobOwner, len(uses))
-	claim := func(blob uint32, id canon.ContentID, docs uint64) {
+	claim := func(blob uint32, id canon.ContentID, u blobUse) {
 		if o, taken := owners[blob]; taken && o.id != id {
 			rep.add("blob %d: claimed by both %s and %s", blob, o.id, id)
 			return
 		}
-		owners[blob] = blobOwner{id: id, docs: docs}
+		owners[blob] = blobOwner{id: id, docs: u.docs, shared: u.shared}
 	}
 	// Reference counts are keyed by content id: after damage the walk
 	// goes on from the next content a readable document uses.
@@ -233,7 +241,7 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 			rep.add("blob %s: reference count names blob %d, its documents blob %d", id, blob, u.blob)
 		}
 		delete(uses, id)
-		claim(blob, id, u.docs)
+		claim(blob, id, u)
 		return nil
 	}, next, func(lo, _ []byte, d *Damage) {
 		rep.damage(d)
@@ -242,7 +250,7 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 			copy(id[:], lo[1:])
 			rep.add("blob %s: reference count unreadable, in damaged file %s", id, d.File)
 			if u, used := uses[id]; used {
-				claim(u.blob, id, u.docs)
+				claim(u.blob, id, u)
 				delete(uses, id)
 			}
 		}
@@ -252,7 +260,7 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 	}
 	for id, u := range uses {
 		rep.add("blob %s: no reference count, but %d documents use it", id, u.docs)
-		claim(u.blob, id, u.docs)
+		claim(u.blob, id, u)
 	}
 	return owners, err
 }
@@ -284,6 +292,9 @@ func verifyBlobs(ctx context.Context, v *view, rep *VerifyReport, owners map[uin
 	g.flush()
 	for _, blob := range slices.Sorted(maps.Keys(owners)) {
 		o := owners[blob]
+		if !o.shared {
+			continue // its one document holds it inline
+		}
 		if g.has(uint64(blob)) {
 			rep.add("blob %s (number %d, used by %d documents): unreadable", o.id, blob, o.docs)
 			continue
@@ -291,6 +302,18 @@ func verifyBlobs(ctx context.Context, v *view, rep *VerifyReport, owners map[uin
 		rep.add("blob %s (number %d): missing, used by %d documents", o.id, blob, o.docs)
 	}
 	return err
+}
+
+// verifyInline re-hashes the body document num holds in its record.
+func verifyInline(rep *VerifyReport, num uint32, rec *record) {
+	rep.Blobs++
+	body, err := decodeBlob(nil, rec.inline)
+	switch {
+	case err != nil:
+		rep.add("document %d: inline body of %s: %v", num, rec.id, err)
+	case canon.Sum(body) != rec.id:
+		rep.add("document %d: inline body of %s hashes to %s", num, rec.id, canon.Sum(body))
+	}
 }
 
 // verifyChain walks the receipts in order, checking seq and prev. After
