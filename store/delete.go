@@ -56,6 +56,8 @@ func (m *mutation) delete(num uint32, owner string, ref Ref) error {
 	}
 	b := m.b
 	_ = b.del(AppendDocKey(nil, num))
+	_ = b.del(AppendColumnKey(nil, num))
+	m.cols = append(m.cols, column{num: num})
 	_ = b.del(AppendIDKey(nil, rec.id, rec.owner, rec.naturalKey))
 	if rec.naturalKey != "" {
 		_ = b.del(AppendNaturalKey(nil, rec.kind, rec.owner, rec.naturalKey))

@@ -18,6 +18,7 @@ import (
 //	'I'     'I' id[32] owner 0x00 natural key             num[4]: content id + owner (+ key) → number
 //	'N'     'N' kind 0x00 owner 0x00 natural key          num[4]: natural key → number
 //	'K'     'K' kind 0x00 num[4]                          empty: documents by kind
+//	'L'     'L' num[4]                                    column entry: kind, owner, score, candidate id (columns.go)
 //	'C'     'C' seq[8]                                    receipt, RFC 8785 JSON
 //	'S'     'S' family ...                                message kinds' keys (message_keys.go)
 //	'G'     'G' family ...                                grants of documents to other tenants (grant.go)
@@ -46,6 +47,7 @@ const (
 	prefixNatural byte = 'N'
 	prefixKind    byte = 'K'
 	prefixReceipt byte = 'C'
+	prefixColumn  byte = 'L'
 )
 
 // Meta keys.
@@ -73,6 +75,11 @@ func AppendRefsKey(dst []byte, id canon.ContentID) []byte {
 // AppendDocKey appends the document-record key of num to dst.
 func AppendDocKey(dst []byte, num uint32) []byte {
 	return binary.BigEndian.AppendUint32(append(dst, prefixDoc), num)
+}
+
+// AppendColumnKey appends the column-entry key of document num to dst.
+func AppendColumnKey(dst []byte, num uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, prefixColumn), num)
 }
 
 // AppendIDKey appends the key mapping (id, owner, natural key) to a

@@ -117,6 +117,7 @@ type mutation struct {
 	head      chainHead
 	buf       []byte
 	dry       bool       // a DryRun: never indexed, never committed
+	cols      []column   // column entries set or cleared, published by finish
 	threads   pairlCache // PAIRL messages read or written by the mutation
 }
 
@@ -158,7 +159,23 @@ func (m *mutation) finish() error {
 	if m.head != s.head {
 		_ = m.b.set(metaChainHead, m.head.append(nil))
 	}
-	if err := s.kv.apply(m.b, !s.opts.NoSync); err != nil {
+	cols := s.cols.Load()
+	if len(m.cols) > 0 {
+		var err error
+		if cols, err = s.colTables.apply(cols, m.cols); err != nil {
+			m.abort()
+			return fmt.Errorf("store: commit: %w", err)
+		}
+	}
+	// The columns change with the database, in one step for readers that
+	// take both (Store.snapshot).
+	s.pub.Lock()
+	err := s.kv.apply(m.b, !s.opts.NoSync)
+	if err == nil {
+		s.cols.Store(cols)
+	}
+	s.pub.Unlock()
+	if err != nil {
 		m.abort()
 		return fmt.Errorf("store: commit: %w", err)
 	}
@@ -266,7 +283,8 @@ func (m *mutation) record(num uint32) (record, error) {
 	return rec, err
 }
 
-// setRecord writes document num's record and body: the one place a
+// setRecord writes document num's record and body, and its column entry
+// (columns.go), published when the mutation commits: the one place a
 // document's record is encoded, so every writer lays documents out alike.
 // It counts a reference to the content of rec.id and sets rec.blob: num
 // itself when the content is new, whose body then goes inline in the
@@ -275,6 +293,12 @@ func (m *mutation) record(num uint32) (record, error) {
 // when the content gains its second reference.
 func (m *mutation) setRecord(num uint32, rec *record, canonical []byte) error {
 	blob, n, err := m.refs(rec.id)
+	if err != nil {
+		return err
+	}
+	// The score as a reader decodes it from the record, which may write
+	// a number otherwise than it was given.
+	sig, err := rec.decodeSignals()
 	if err != nil {
 		return err
 	}
@@ -289,6 +313,9 @@ func (m *mutation) setRecord(num uint32, rec *record, canonical []byte) error {
 		_ = m.b.set(AppendBlobKey(nil, blob), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
 	}
 	_ = m.b.set(AppendDocKey(m.buf[:0], num), rec.append(nil, num))
+	col := columnOf(num, rec, scoreOf(sig))
+	_ = m.b.set(AppendColumnKey(nil, num), appendColumn(nil, &col))
+	m.cols = append(m.cols, col)
 	return m.b.set(AppendRefsKey(nil, rec.id), appendRefs(nil, rec.blob, n+1))
 }
 

@@ -88,6 +88,9 @@ func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 	if err := verifyBlobs(ctx, v, rep, owners, nextNum); err != nil {
 		return nil, fmt.Errorf("store: verify blobs: %w", err)
 	}
+	if err := verifyColumnKeys(ctx, v, rep, nextNum); err != nil {
+		return nil, fmt.Errorf("store: verify column entries: %w", err)
+	}
 	if err := verifyChain(ctx, v, rep, head); err != nil {
 		return nil, fmt.Errorf("store: verify receipts: %w", err)
 	}
@@ -159,6 +162,9 @@ func (s *Store) verifyDocuments(ctx context.Context, v *view, rep *VerifyReport,
 		uses[rec.id] = u
 		if rec.blob == num {
 			verifyInline(rep, num, &rec)
+		}
+		if err := verifyColumn(v, rep, num, &rec); err != nil {
+			return err
 		}
 		if num >= nextNum {
 			rep.add("document %d: number is not below the next number %d", num, nextNum)
@@ -301,6 +307,48 @@ func verifyBlobs(ctx context.Context, v *view, rep *VerifyReport, owners map[uin
 		}
 		rep.add("blob %s (number %d): missing, used by %d documents", o.id, blob, o.docs)
 	}
+	return err
+}
+
+// verifyColumn compares document num's column entry with its record.
+func verifyColumn(v *view, rep *VerifyReport, num uint32, rec *record) error {
+	val, found, err := v.get(AppendColumnKey(nil, num), nil)
+	switch {
+	case err != nil:
+		if rep.unreadable(err, "document %d: column entry", num) {
+			return nil
+		}
+		return err
+	case !found:
+		rep.add("document %d: column entry missing", num)
+		return nil
+	}
+	sig, err := rec.decodeSignals()
+	if err != nil {
+		rep.add("document %d: signals unreadable: %v", num, err)
+		return nil
+	}
+	if want := columnOf(num, rec, scoreOf(sig)); string(val) != string(appendColumn(nil, &want)) {
+		rep.add("document %d: column entry disagrees with the record", num)
+	}
+	return nil
+}
+
+// verifyColumnKeys reports column entries of documents without a record.
+func verifyColumnKeys(ctx context.Context, v *view, rep *VerifyReport, nextNum uint32) error {
+	fam := numbered{prefix: prefixColumn, width: 4, limit: uint64(nextNum)}
+	g := &gaps{rep: rep, what: "column entries", fam: fam, note: deletedNote}
+	err := v.walk([]byte{prefixColumn}, prefixEnd([]byte{prefixColumn}), func(key, _ []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		num := binary.BigEndian.Uint32(key[1:])
+		if _, found, err := v.get(AppendDocKey(nil, num), nil); err == nil && !found {
+			rep.add("document %d: column entry without a record", num)
+		}
+		return nil
+	}, fam.next, g.add)
+	g.flush()
 	return err
 }
 
