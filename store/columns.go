@@ -136,9 +136,6 @@ type columnTables struct {
 // apply returns the columns after edits, sharing every chunk they leave
 // alone with c.
 func (t *columnTables) apply(c *Columns, edits []column) (*Columns, error) {
-	if t.kinds == nil {
-		t.kinds, t.owners = map[canon.Kind]uint16{}, map[string]uint32{}
-	}
 	n := &Columns{chunks: c.chunks, kinds: c.kinds, owners: c.owners}
 	copied := map[int]bool{}
 	for i := range edits {
@@ -167,6 +164,9 @@ func (t *columnTables) apply(c *Columns, edits []column) (*Columns, error) {
 
 // set writes one entry into ch, a chunk of n that no reader holds yet.
 func (t *columnTables) set(n *Columns, ch *chunk, e *column) error {
+	if t.kinds == nil {
+		t.kinds, t.owners = map[canon.Kind]uint16{}, map[string]uint32{}
+	}
 	i := e.num % columnChunk
 	if e.kind == "" {
 		ch.kind[i], ch.owner[i], ch.score[i], ch.cand[i] = 0, 0, "", ""
@@ -194,22 +194,28 @@ func (t *columnTables) set(n *Columns, ch *chunk, e *column) error {
 // Columns returns the per-document columns as of the last commit.
 func (s *Store) Columns() *Columns { return s.cols.Load() }
 
-// loadColumns reads the 'L' key family into memory at open.
+// loadColumns reads the 'L' key family into memory at open, before any
+// reader holds the columns: entries are written in place.
 func (s *Store) loadColumns() error {
-	var edits []column
+	c := &Columns{}
 	start := []byte{prefixColumn}
 	err := s.kv.scan(start, prefixEnd(start), func(key, value []byte) error {
 		if len(key) != 5 {
 			return fmt.Errorf("%w: column key of %d bytes", ErrCorrupt, len(key))
 		}
-		c, err := decodeColumn(binary.BigEndian.Uint32(key[1:]), value)
-		edits = append(edits, c)
-		return err
+		e, err := decodeColumn(binary.BigEndian.Uint32(key[1:]), value)
+		if err != nil {
+			return err
+		}
+		ci := int(e.num / columnChunk)
+		for len(c.chunks) <= ci {
+			c.chunks = append(c.chunks, nil)
+		}
+		if c.chunks[ci] == nil {
+			c.chunks[ci] = new(chunk)
+		}
+		return s.colTables.set(c, c.chunks[ci], &e)
 	})
-	if err != nil {
-		return fmt.Errorf("store: load columns: %w", err)
-	}
-	c, err := s.colTables.apply(&Columns{}, edits)
 	if err != nil {
 		return fmt.Errorf("store: load columns: %w", err)
 	}
