@@ -110,26 +110,27 @@ func appendColumn(dst []byte, c *column) []byte {
 	return dst
 }
 
-// decodeColumn decodes the value of document num's 'L' key.
-func decodeColumn(num uint32, v []byte) (column, error) {
-	var f [4]string
+// columnFields splits the value of document num's 'L' key into kind,
+// owner, score and candidate id; they share v's bytes.
+func columnFields(num uint32, v []byte) ([4][]byte, error) {
+	var f [4][]byte
 	for i := range f {
 		n, k := binary.Uvarint(v)
 		if k <= 0 || uint64(len(v)-k) < n {
-			return column{}, fmt.Errorf("%w: column entry of document %d: truncated", ErrCorrupt, num)
+			return f, fmt.Errorf("%w: column entry of document %d: truncated", ErrCorrupt, num)
 		}
-		f[i], v = string(v[k:k+int(n)]), v[k+int(n):]
+		f[i], v = v[k:k+int(n)], v[k+int(n):]
 	}
-	if len(v) != 0 || f[0] == "" {
-		return column{}, fmt.Errorf("%w: column entry of document %d: %d bytes after it, or no kind", ErrCorrupt, num, len(v))
+	if len(v) != 0 || len(f[0]) == 0 {
+		return f, fmt.Errorf("%w: column entry of document %d: %d bytes after it, or no kind", ErrCorrupt, num, len(v))
 	}
-	return column{num: num, kind: canon.Kind(f[0]), owner: f[1], score: canon.Number(f[2]), cand: f[3]}, nil
+	return f, nil
 }
 
 // columnTables interns kinds and owners for the writer. Only the writer
 // (under Store.mu, or Open before the store is shared) touches it.
 type columnTables struct {
-	kinds  map[canon.Kind]uint16
+	kinds  map[string]uint16 // string keys: a lookup by string(bytes) allocates nothing
 	owners map[string]uint32
 }
 
@@ -164,31 +165,44 @@ func (t *columnTables) apply(c *Columns, edits []column) (*Columns, error) {
 
 // set writes one entry into ch, a chunk of n that no reader holds yet.
 func (t *columnTables) set(n *Columns, ch *chunk, e *column) error {
-	if t.kinds == nil {
-		t.kinds, t.owners = map[canon.Kind]uint16{}, map[string]uint32{}
-	}
 	i := e.num % columnChunk
 	if e.kind == "" {
 		ch.kind[i], ch.owner[i], ch.score[i], ch.cand[i] = 0, 0, "", ""
 		return nil
 	}
-	k, ok := t.kinds[e.kind]
-	if !ok {
-		if len(n.kinds) >= 1<<16-1 {
-			return fmt.Errorf("%w: more than %d document kinds", ErrInvalid, 1<<16-1)
-		}
-		n.kinds = append(n.kinds, e.kind)
-		k = uint16(len(n.kinds))
-		t.kinds[e.kind] = k
+	k, err := t.kind(n, []byte(e.kind))
+	if err != nil {
+		return err
 	}
-	o, ok := t.owners[e.owner]
-	if !ok {
-		o = uint32(len(n.owners))
-		n.owners = append(n.owners, e.owner)
-		t.owners[e.owner] = o
-	}
-	ch.kind[i], ch.owner[i], ch.score[i], ch.cand[i] = k, o, e.score, e.cand
+	ch.kind[i], ch.owner[i], ch.score[i], ch.cand[i] = k, t.owner(n, []byte(e.owner)), e.score, e.cand
 	return nil
+}
+
+// kind interns a kind, appending it to n's table when it is new.
+func (t *columnTables) kind(n *Columns, kind []byte) (uint16, error) {
+	if t.kinds == nil {
+		t.kinds, t.owners = map[string]uint16{}, map[string]uint32{}
+	}
+	if k, ok := t.kinds[string(kind)]; ok {
+		return k, nil
+	}
+	if len(n.kinds) >= 1<<16-1 {
+		return 0, fmt.Errorf("%w: more than %d document kinds", ErrInvalid, 1<<16-1)
+	}
+	n.kinds = append(n.kinds, canon.Kind(kind))
+	t.kinds[string(kind)] = uint16(len(n.kinds))
+	return uint16(len(n.kinds)), nil
+}
+
+// owner interns an owner, appending it to n's table when it is new.
+func (t *columnTables) owner(n *Columns, owner []byte) uint32 {
+	if o, ok := t.owners[string(owner)]; ok {
+		return o
+	}
+	o := uint32(len(n.owners))
+	n.owners = append(n.owners, string(owner))
+	t.owners[string(owner)] = o
+	return o
 }
 
 // Columns returns the per-document columns as of the last commit.
@@ -199,22 +213,29 @@ func (s *Store) Columns() *Columns { return s.cols.Load() }
 func (s *Store) loadColumns() error {
 	c := &Columns{}
 	start := []byte{prefixColumn}
-	err := s.kv.scan(start, prefixEnd(start), func(key, value []byte) error {
+	err := s.kv.visit(start, prefixEnd(start), func(key, value []byte) (bool, error) {
 		if len(key) != 5 {
-			return fmt.Errorf("%w: column key of %d bytes", ErrCorrupt, len(key))
+			return false, fmt.Errorf("%w: column key of %d bytes", ErrCorrupt, len(key))
 		}
-		e, err := decodeColumn(binary.BigEndian.Uint32(key[1:]), value)
+		num := binary.BigEndian.Uint32(key[1:])
+		f, err := columnFields(num, value)
 		if err != nil {
-			return err
+			return false, err
 		}
-		ci := int(e.num / columnChunk)
+		ci := int(num / columnChunk)
 		for len(c.chunks) <= ci {
 			c.chunks = append(c.chunks, nil)
 		}
 		if c.chunks[ci] == nil {
 			c.chunks[ci] = new(chunk)
 		}
-		return s.colTables.set(c, c.chunks[ci], &e)
+		ch, i := c.chunks[ci], num%columnChunk
+		if ch.kind[i], err = s.colTables.kind(c, f[0]); err != nil {
+			return false, err
+		}
+		// Only the strings kept are allocated; Pebble's bytes are not.
+		ch.owner[i], ch.score[i], ch.cand[i] = s.colTables.owner(c, f[1]), canon.Number(f[2]), string(f[3])
+		return true, nil
 	})
 	if err != nil {
 		return fmt.Errorf("store: load columns: %w", err)

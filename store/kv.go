@@ -184,6 +184,15 @@ func (k *kv) scan(start, end []byte, fn func(key, value []byte) error) error {
 	return eachCopy(it, start, fn)
 }
 
+// visit is view.visit on the committed database.
+func (k *kv) visit(start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	it, err := k.db.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return err
+	}
+	return walk(it, start, fn)
+}
+
 // keys runs fn over the keys in [start, end) until fn returns false or an
 // error. fn sees each key copied into one buffer, which the next key
 // overwrites: a walk that keeps few of many keys allocates nothing per key.
