@@ -262,3 +262,10 @@ func TestVerifyChecksColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnKeyName: damage to a column entry is reported by document.
+func TestColumnKeyName(t *testing.T) {
+	if got := keyName(AppendColumnKey(nil, 7)); got != "column entry of document 7" {
+		t.Fatalf("keyName = %q", got)
+	}
+}
