@@ -15,7 +15,7 @@ import (
 // is rejected only by a projection failure (R4), and the index says which
 // documents have a value at each include path. The resolution then ranks
 // the accepted candidates — walking the index's rank order to the end of
-// the page, or sorting them from their records (rankwalk.go) — and reads
+// the page, or sorting them by the store's columns (rankwalk.go) — and reads
 // and judges the bodies of one page, plus the rejections it lists.
 //
 // The index's word is checked, not trusted: if a judged document is not
@@ -45,9 +45,9 @@ type lazyState struct {
 }
 
 // rankPage fills r.accepted in rank order: by walking the rank order
-// (only the page, and one more), or by reading every accepted
-// candidate's record and sorting, whichever plan.Rank says is cheaper.
-// It reports whether it walked.
+// (only the page, and one more), or by taking every accepted candidate's
+// score and candidate id from the store's columns and sorting, whichever
+// plan.Rank says is cheaper. It reports whether it walked.
 func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, accepted *roaring.Bitmap) (bool, error) {
 	all, err := r.o.Index.All()
 	if err != nil {
@@ -63,15 +63,14 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 		}
 		choice.Op, choice.Fallback = "rank.Sort", true
 	}
-	for doc, err := range s.FetchHeaders(ctx, accepted) {
+	// No record is read: the store's columns hold the score and the
+	// candidate id. The page's candidates get their costs when fillPage
+	// judges them; this path never allots a budget.
+	for h, err := range s.Headers(ctx, accepted) {
 		if err != nil {
 			return false, err
 		}
-		c := &Candidate{CandidateID: candidateID(doc), num: doc.Num}
-		if doc.Signals != nil {
-			c.Score, c.cost = doc.Signals.Score, doc.Signals.Cost
-		}
-		r.accepted = append(r.accepted, c)
+		r.accepted = append(r.accepted, &Candidate{CandidateID: h.CandidateID, Score: h.Score, num: h.Num})
 	}
 	return false, nil
 }

@@ -66,7 +66,16 @@ func blobBody(v []byte) ([]byte, error) {
 
 // readBody reads and decodes the body of document num through get (the
 // committed store, a view, a body reader or a mutation's batch).
+// A body stored inline with the record (the document's own content) costs
+// no read at all.
 func readBody(get func(key, dst []byte) ([]byte, bool, error), num uint32, rec *record) ([]byte, error) {
+	if rec.blob == num {
+		body, err := blobBody(rec.inline)
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %w", num, err)
+		}
+		return body, nil
+	}
 	v, found, err := get(AppendBlobKey(nil, rec.blob), nil)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %d of document %d: %w", rec.blob, num, err)

@@ -149,23 +149,73 @@ func TestVerifyFindsBlobDamage(t *testing.T) {
 	}
 }
 
-// TestOpenRefusesFormat1 opens a store written in the format that keyed
-// blobs by content id.
-func TestOpenRefusesFormat1(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir, &Options{NoSync: true})
-	if err != nil {
+// TestOpenRefusesOldFormats opens stores written in the format that keyed
+// blobs by content id (1) and in the one that kept every body in a blob
+// of its own (2): each is refused, saying how to move it.
+func TestOpenRefusesOldFormats(t *testing.T) {
+	for _, ver := range []uint64{1, 2} {
+		dir := t.TempDir()
+		s, err := Open(dir, &Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := s.kv.newBatch()
+		_ = b.set(metaFormat, binary.AppendUvarint(nil, ver))
+		if err := s.kv.apply(b, true); err != nil {
+			t.Fatal(err)
+		}
+		_ = b.wait()
+		s.Close()
+		_, err = Open(dir, nil)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("format %d", ver)) ||
+			!strings.Contains(err.Error(), "export") || !strings.Contains(err.Error(), "import") {
+			t.Fatalf("format %d store opened: %v", ver, err)
+		}
+		t.Logf("format %d: %v", ver, err)
+	}
+}
+
+// TestUniqueBodyInRecord checks the layout of format 3: unique content
+// lives in its document's record and nowhere else, so a read of the record
+// alone yields the body; content stored again gets a shared blob, which
+// outlives the document that numbered it.
+func TestUniqueBodyInRecord(t *testing.T) {
+	s := openTest(t, nil)
+	pub := context.Background()
+	alice := WithPrincipal(pub, "did:key:alice")
+	a := mustPut(t, s, pub, `{"node_id":"a"}`)
+	b := mustPut(t, s, pub, `{"node_id":"b"}`)
+	if _, found, _ := s.kv.get(AppendBlobKey(nil, a.Num), nil); found {
+		t.Fatalf("unique content of document %d has a blob key too", a.Num)
+	}
+	rec, found, err := readRecord(s.kv.get, b.Num)
+	if err != nil || !found {
+		t.Fatal(found, err)
+	}
+	body, err := readBody(func([]byte, []byte) ([]byte, bool, error) {
+		t.Fatal("the body of unique content was read from another key")
+		return nil, false, nil
+	}, b.Num, &rec)
+	if err != nil || string(body) != `{"node_id":"b"}` {
+		t.Fatalf("inline body %q, %v", body, err)
+	}
+	shared := mustPut(t, s, alice, `{"node_id":"a"}`)
+	if _, found, _ := s.kv.get(AppendBlobKey(nil, a.Num), nil); !found {
+		t.Fatal("content with a second reference has no shared blob")
+	}
+	if err := s.Delete(pub, a); err != nil {
 		t.Fatal(err)
 	}
-	b := s.kv.newBatch()
-	_ = b.set(metaFormat, binary.AppendUvarint(nil, 1))
-	if err := s.kv.apply(b, true); err != nil {
+	doc, err := s.Get(alice, Ref{Num: shared.Num})
+	if err != nil || string(doc.Body) != `{"node_id":"a"}` {
+		t.Fatalf("shared copy after its first document was deleted: %v", err)
+	}
+	verifyOK(t, s)
+	if err := s.Delete(alice, shared); err != nil {
 		t.Fatal(err)
 	}
-	_ = b.wait()
-	s.Close()
-	_, err = Open(dir, nil)
-	if err == nil || !strings.Contains(err.Error(), "format 1") || !strings.Contains(err.Error(), "export") {
-		t.Fatalf("format 1 store opened: %v", err)
+	if _, found, _ := s.kv.get(AppendBlobKey(nil, a.Num), nil); found {
+		t.Fatal("the shared blob outlived its last reference")
 	}
+	verifyOK(t, s)
 }

@@ -56,6 +56,8 @@ func (m *mutation) delete(num uint32, owner string, ref Ref) error {
 	}
 	b := m.b
 	_ = b.del(AppendDocKey(nil, num))
+	_ = b.del(AppendColumnKey(nil, num))
+	m.cols = append(m.cols, column{num: num})
 	_ = b.del(AppendIDKey(nil, rec.id, rec.owner, rec.naturalKey))
 	if rec.naturalKey != "" {
 		_ = b.del(AppendNaturalKey(nil, rec.kind, rec.owner, rec.naturalKey))
@@ -92,9 +94,10 @@ func (m *mutation) unindex(num uint32, rec *record) error {
 	return ix.Remove(num, doc)
 }
 
-// dropRef counts one reference less, deleting the blob with the last. The
-// blob keeps its number while other documents use it, even once the
-// document that gave it that number is gone.
+// dropRef counts one reference less, deleting the shared blob, if the
+// content ever had one, with the last. The blob keeps its number while
+// other documents use it, even once the document that gave it that number
+// (and held its body inline) is gone.
 func (m *mutation) dropRef(rec record) error {
 	blob, n, err := m.refs(rec.id)
 	if err != nil {

@@ -5,11 +5,14 @@
 // There are only a few types in store: Store (an open database), Document
 // (what Put takes), Ref (what names a stored document) and Doc (what a
 // reader gets back), plus Receipt and the reports of Stats and Verify.
+// Columns holds, in memory, what ranking and visibility need of every
+// document (kind, owner, score, candidate id; columns.go), and Header is
+// one document's share of it.
 //
-// Every mutation is one Pebble batch: a document's blob, record, keys and
-// receipt commit together or not at all, and are synced to disk before Put
-// or Delete returns (unless Options.NoSync). Identical content is stored
-// once and reference counted. Each document has an owner (a tenant DID, or
+// Every mutation is one Pebble batch: a document's record (holding its
+// body, unless the content is shared), keys and receipt commit together or
+// not at all, and are synced to disk before Put or Delete returns (unless
+// Options.NoSync). Identical content is stored once and reference counted. Each document has an owner (a tenant DID, or
 // Public); a context carries the principal that reads (WithPrincipal), and a
 // reader sees public documents, its own and those granted to it (grant.go),
 // never another tenant's.

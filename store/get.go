@@ -234,18 +234,18 @@ func (s *Store) fetchSequential(ctx context.Context, v *view, nums *roaring.Bitm
 	if nums.Maximum() == ^uint32(0) {
 		end = prefixEnd([]byte{prefixDoc})
 	}
-	return v.scan(start, end, func(key, value []byte) error {
+	return v.visit(start, end, func(key, value []byte) (bool, error) {
 		if err := ctx.Err(); err != nil {
-			return err
+			return false, err
 		}
 		num := binary.BigEndian.Uint32(key[1:])
 		if !nums.Contains(num) {
-			return nil
+			return true, nil // records hold bodies: copy only the candidates'
 		}
-		rec, err := decodeRecord(num, value)
+		rec, err := decodeRecord(num, append([]byte(nil), value...))
 		if err != nil {
-			return err
+			return false, err
 		}
-		return emit(num, &rec)
+		return true, emit(num, &rec)
 	})
 }

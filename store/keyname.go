@@ -30,6 +30,8 @@ func keyName(key []byte) string {
 		return num("blob")
 	case prefixDoc:
 		return num("document")
+	case prefixColumn:
+		return num("column entry of document")
 	case prefixRefs, prefixID:
 		what := map[byte]string{prefixRefs: "reference count", prefixID: "content-id key"}[key[0]]
 		if len(key) < 1+len(canon.ContentID{}) {

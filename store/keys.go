@@ -11,12 +11,14 @@ import (
 //
 //	prefix  key layout                                    value
 //	'M'     'M' name                                      meta value (see meta*)
-//	'B'     'B' blobnum[4]                                blob: codec byte, payload
+//	'B'     'B' blobnum[4]                                shared blob: codec byte, payload
 //	'R'     'R' id[32]                                    blobnum[4], reference count uvarint
-//	'D'     'D' num[4]                                    document record, naming its id and blobnum (record.go)
+//	'D'     'D' num[4]                                    document record, naming its id and blobnum, then its
+//	                                                      body (codec byte, payload) when blobnum = num (record.go)
 //	'I'     'I' id[32] owner 0x00 natural key             num[4]: content id + owner (+ key) → number
 //	'N'     'N' kind 0x00 owner 0x00 natural key          num[4]: natural key → number
 //	'K'     'K' kind 0x00 num[4]                          empty: documents by kind
+//	'L'     'L' num[4]                                    column entry: kind, owner, score, candidate id (columns.go)
 //	'C'     'C' seq[8]                                    receipt, RFC 8785 JSON
 //	'S'     'S' family ...                                message kinds' keys (message_keys.go)
 //	'G'     'G' family ...                                grants of documents to other tenants (grant.go)
@@ -25,15 +27,17 @@ import (
 // Numbers are big-endian so that keys sort in numeric order. Kinds and
 // owners never contain 0x00 (Put refuses such owners; kinds are fixed names).
 //
-// A blob is keyed by a blob number: the number of the first document that
-// stored its content. Unique content thus has blobnum = num, and the 'D'
-// and 'B' keys of a scan or a candidate fetch follow each other in the same
-// order, so both are read sequentially instead of one random read of a
-// hash-keyed blob per document. Identical content stored again (by another
-// owner, or under another candidate id) counts one more reference under
-// 'R' id, which tells Put the blob number without a scan. Numbers are never
-// reused, so 'B' blobnum stays valid after document blobnum is deleted, as
-// long as another reference holds the blob; the last reference deletes it.
+// A blob is numbered by the first document that stored its content. Unique
+// content, the common case, thus has blobnum = num, and its body is stored
+// inline at the end of that document's record: a candidate's record and
+// body come from one point read, and a scan reads them in one sequence.
+// Identical content stored again (by another owner, or under another
+// candidate id) counts one more reference under 'R' id, which tells Put
+// the blob number without a scan, and is written once more as a shared
+// blob 'B' blobnum when it gains its second reference; documents whose
+// blobnum is not their own number read it there. Numbers are never reused,
+// so 'B' blobnum stays valid after document blobnum is deleted, as long as
+// another reference holds the blob; the last reference deletes it.
 const (
 	prefixMeta    byte = 'M'
 	prefixBlob    byte = 'B'
@@ -43,6 +47,7 @@ const (
 	prefixNatural byte = 'N'
 	prefixKind    byte = 'K'
 	prefixReceipt byte = 'C'
+	prefixColumn  byte = 'L'
 )
 
 // Meta keys.
@@ -53,8 +58,9 @@ var (
 )
 
 // formatVersion is written on init and checked on open. Format 1 keyed
-// blobs by content id ('B' id[32]); format 2 keys them by blob number.
-const formatVersion = 2
+// blobs by content id ('B' id[32]); format 2 keyed them by blob number;
+// format 3 keeps the body of unique content inline in the document record.
+const formatVersion = 3
 
 // AppendBlobKey appends the key of blob blobNum to dst.
 func AppendBlobKey(dst []byte, blobNum uint32) []byte {
@@ -69,6 +75,11 @@ func AppendRefsKey(dst []byte, id canon.ContentID) []byte {
 // AppendDocKey appends the document-record key of num to dst.
 func AppendDocKey(dst []byte, num uint32) []byte {
 	return binary.BigEndian.AppendUint32(append(dst, prefixDoc), num)
+}
+
+// AppendColumnKey appends the column-entry key of document num to dst.
+func AppendColumnKey(dst []byte, num uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, prefixColumn), num)
 }
 
 // AppendIDKey appends the key mapping (id, owner, natural key) to a

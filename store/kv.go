@@ -184,6 +184,15 @@ func (k *kv) scan(start, end []byte, fn func(key, value []byte) error) error {
 	return eachCopy(it, start, fn)
 }
 
+// visit is view.visit on the committed database.
+func (k *kv) visit(start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	it, err := k.db.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return err
+	}
+	return walk(it, start, fn)
+}
+
 // keys runs fn over the keys in [start, end) until fn returns false or an
 // error. fn sees each key copied into one buffer, which the next key
 // overwrites: a walk that keeps few of many keys allocates nothing per key.
@@ -275,6 +284,19 @@ func (v *view) scan(start, end []byte, fn func(key, value []byte) error) error {
 		return err
 	}
 	return eachCopy(it, start, fn)
+}
+
+// visit runs fn over the keys in [start, end) as of the view until fn
+// returns false or an error. key and value are Pebble's, valid during the
+// call only: fn copies what it keeps. A walk that keeps few of many large
+// values (a sequential fetch passing bodies it does not want) copies none
+// of the others.
+func (v *view) visit(start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	it, err := v.snap.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return err
+	}
+	return walk(it, start, fn)
 }
 
 // cursor reads keys of [start, end) in ascending order through one

@@ -117,6 +117,7 @@ type mutation struct {
 	head      chainHead
 	buf       []byte
 	dry       bool       // a DryRun: never indexed, never committed
+	cols      []column   // column entries set or cleared, published by finish
 	threads   pairlCache // PAIRL messages read or written by the mutation
 }
 
@@ -158,7 +159,23 @@ func (m *mutation) finish() error {
 	if m.head != s.head {
 		_ = m.b.set(metaChainHead, m.head.append(nil))
 	}
-	if err := s.kv.apply(m.b, !s.opts.NoSync); err != nil {
+	cols := s.cols.Load()
+	if len(m.cols) > 0 {
+		var err error
+		if cols, err = s.colTables.apply(cols, m.cols); err != nil {
+			m.abort()
+			return fmt.Errorf("store: commit: %w", err)
+		}
+	}
+	// The columns change with the database, in one step for readers that
+	// take both (Store.snapshot).
+	s.pub.Lock()
+	err := s.kv.apply(m.b, !s.opts.NoSync)
+	if err == nil {
+		s.cols.Store(cols)
+	}
+	s.pub.Unlock()
+	if err != nil {
 		m.abort()
 		return fmt.Errorf("store: commit: %w", err)
 	}
@@ -196,15 +213,13 @@ func (m *mutation) put(p *Parsed, owner string, unbound UnboundPolicy) (Ref, err
 	}
 	num := m.nextNum
 	m.nextNum++
-	blob, err := m.addRef(id, num, d.Canonical)
-	if err != nil {
+	r := Receipt{Principal: m.principal, Op: "put", Kind: d.Kind, Owner: owner, Num: num, HashAfter: id.String()}
+	rec := record{id: id, kind: d.Kind, owner: owner, naturalKey: d.NaturalKey,
+		signals: encodeSignals(d.Signals), seq: m.head.seq + 1}
+	if err := m.setRecord(num, &rec, d.Canonical); err != nil {
 		return Ref{}, err
 	}
-	r := Receipt{Principal: m.principal, Op: "put", Kind: d.Kind, Owner: owner, Num: num, HashAfter: id.String()}
-	rec := record{id: id, blob: blob, kind: d.Kind, owner: owner, naturalKey: d.NaturalKey,
-		signals: encodeSignals(d.Signals), seq: m.head.seq + 1}
 	b := m.b
-	_ = b.set(AppendDocKey(m.buf[:0], num), rec.append(nil, num))
 	_ = b.set(AppendIDKey(nil, id, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
 	if d.NaturalKey != "" {
 		_ = b.set(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
@@ -268,19 +283,40 @@ func (m *mutation) record(num uint32) (record, error) {
 	return rec, err
 }
 
-// addRef counts one more reference to the blob of id for document num and
-// returns the blob's number: num itself when the content is new (the blob
-// is written then), else the number of the document that first stored it.
-func (m *mutation) addRef(id canon.ContentID, num uint32, canonical []byte) (uint32, error) {
-	blob, n, err := m.refs(id)
+// setRecord writes document num's record and body, and its column entry
+// (columns.go), published when the mutation commits: the one place a
+// document's record is encoded, so every writer lays documents out alike.
+// It counts a reference to the content of rec.id and sets rec.blob: num
+// itself when the content is new, whose body then goes inline in the
+// record (one point read for both); else the number of the document that
+// stored it first, whose body then lives in the shared 'B' blob, written
+// when the content gains its second reference.
+func (m *mutation) setRecord(num uint32, rec *record, canonical []byte) error {
+	blob, n, err := m.refs(rec.id)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if n == 0 {
-		blob = num
+	// The score as a reader decodes it from the record, which may write
+	// a number otherwise than it was given.
+	sig, err := rec.decodeSignals()
+	if err != nil {
+		return err
+	}
+	rec.blob, rec.inline = blob, nil
+	switch {
+	case n == 0:
+		rec.blob = num
+		rec.inline = encodeBlob(nil, canonical, m.s.opts.BlobCompression)
+	case n == 1:
+		// Idempotent when the blob is there already: the content was
+		// shared before and lost all but one of its documents since.
 		_ = m.b.set(AppendBlobKey(nil, blob), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
 	}
-	return blob, m.b.set(AppendRefsKey(nil, id), appendRefs(nil, blob, n+1))
+	_ = m.b.set(AppendDocKey(m.buf[:0], num), rec.append(nil, num))
+	col := columnOf(num, rec, scoreOf(sig))
+	_ = m.b.set(AppendColumnKey(nil, num), appendColumn(nil, &col))
+	m.cols = append(m.cols, col)
+	return m.b.set(AppendRefsKey(nil, rec.id), appendRefs(nil, rec.blob, n+1))
 }
 
 // refs returns the blob number of id and its reference count, 0 when the

@@ -59,12 +59,19 @@ type record struct {
 	naturalKey string
 	signals    []byte // JSON of canon.Signals, empty when none
 	seq        uint64
+	// inline is the blob value (blob.go: codec byte, payload) of content
+	// the document stored first (blob == num): its body, read with the
+	// record in one point read. Nil when the content was stored before
+	// by another document, whose 'B' blob then holds it.
+	inline []byte
 }
 
-const recordVersion = 2
+// recordVersion 3 carries the body of unique content after the seq.
+const recordVersion = 3
 
 // append appends the encoding of document num's record to dst. The blob
-// number is stored as num - blob, one byte for unique content.
+// number is stored as num - blob, one byte for unique content, whose blob
+// value follows the seq to the end of the record.
 func (r *record) append(dst []byte, num uint32) []byte {
 	dst = append(dst, recordVersion)
 	dst = append(dst, r.id[:]...)
@@ -73,7 +80,11 @@ func (r *record) append(dst []byte, num uint32) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(s)))
 		dst = append(dst, s...)
 	}
-	return binary.AppendUvarint(dst, r.seq)
+	dst = binary.AppendUvarint(dst, r.seq)
+	if r.blob == num {
+		dst = append(dst, r.inline...)
+	}
+	return dst
 }
 
 // readRecord reads and decodes document num's record through get (the
@@ -88,7 +99,8 @@ func readRecord(get func(key, dst []byte) ([]byte, bool, error), num uint32) (re
 	return rec, true, err
 }
 
-// decodeRecord decodes the record of document num.
+// decodeRecord decodes the record of document num. The record keeps v's
+// bytes (its inline body): v must be the caller's to give.
 func decodeRecord(num uint32, v []byte) (record, error) {
 	var r record
 	bad := func(what string) (record, error) { return r, fmt.Errorf("%w: document record: %s", ErrCorrupt, what) }
@@ -101,6 +113,7 @@ func decodeRecord(num uint32, v []byte) (record, error) {
 	if k <= 0 || back >= uint64(num) {
 		return bad("bad blob number")
 	}
+	own := back == 0
 	r.blob, v = num-uint32(back), v[k:]
 	var fields [4]string
 	for i := range fields {
@@ -116,10 +129,15 @@ func decodeRecord(num uint32, v []byte) (record, error) {
 	switch {
 	case k <= 0:
 		return bad("truncated seq")
-	case k != len(v):
+	case own && k == len(v):
+		return bad("no body after the seq of content the document stored first")
+	case !own && k != len(v):
 		return bad(fmt.Sprintf("%d bytes after the seq", len(v)-k))
 	}
 	r.seq = seq
+	if own {
+		r.inline = v[k:]
+	}
 	return r, nil
 }
 

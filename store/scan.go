@@ -8,6 +8,8 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/aqlstore/aqlstore/canon"
 )
 
@@ -94,8 +96,8 @@ func (s *Store) scanRecords(ctx context.Context, v *view, kind canon.Kind, fn fu
 type Stats struct {
 	Documents  uint64                // visible to nobody in particular: all documents
 	ByKind     map[canon.Kind]uint64 // documents per kind
-	Blobs      uint64                // distinct contents
-	BlobBytes  uint64                // stored blob bytes (after blob compression)
+	Blobs      uint64                // distinct contents, inline in their records or in shared blobs
+	BlobBytes  uint64                // stored body bytes (after blob compression)
 	BodyBytes  uint64                // canonical bytes of the distinct contents
 	Receipts   uint64                // length of the receipt chain
 	DiskBytes  uint64                // bytes of the database files
@@ -108,21 +110,32 @@ func (s *Store) Stats(ctx context.Context) (*Stats, error) {
 	st := &Stats{ByKind: map[canon.Kind]uint64{}}
 	v := s.kv.newView()
 	defer v.close()
-	err := s.scanRecords(ctx, v, "", func(_ uint32, rec *record) error {
-		st.Documents++
-		st.ByKind[rec.kind]++
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	start := []byte{prefixBlob}
-	err = v.scan(start, prefixEnd(start), func(_, value []byte) error {
+	blob := func(value []byte) error {
 		st.Blobs++
 		st.BlobBytes += uint64(len(value))
 		body, err := decodeBlob(nil, value)
 		st.BodyBytes += uint64(len(body))
 		return err
+	}
+	inline := roaring.New() // contents counted in their records, whose shared blob is the same bytes
+	err := s.scanRecords(ctx, v, "", func(num uint32, rec *record) error {
+		st.Documents++
+		st.ByKind[rec.kind]++
+		if rec.blob != num {
+			return nil
+		}
+		inline.Add(num)
+		return blob(rec.inline)
+	})
+	if err != nil {
+		return nil, err
+	}
+	start := []byte{prefixBlob}
+	err = v.scan(start, prefixEnd(start), func(key, value []byte) error {
+		if inline.Contains(binary.BigEndian.Uint32(key[1:])) {
+			return nil
+		}
+		return blob(value)
 	})
 	if err != nil {
 		return nil, err

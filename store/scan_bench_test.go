@@ -56,7 +56,7 @@ func BenchmarkScan(b *testing.B) {
 	b.ReportMetric(float64(docs)/b.Elapsed().Seconds(), "docs/s")
 }
 
-// BenchmarkFetch fetches random candidate bitmaps holding 1% and 10% of
+// BenchmarkFetch fetches random candidate bitmaps holding 1% to 50% of
 // the documents, by point reads and sequentially; an operation is one
 // bitmap (a different one each time, from a fixed seed).
 func BenchmarkFetch(b *testing.B) {
@@ -65,7 +65,7 @@ func BenchmarkFetch(b *testing.B) {
 	for _, share := range []struct {
 		name string
 		per  int // documents per 1000
-	}{{"1%", 10}, {"10%", 100}} {
+	}{{"1%", 10}, {"10%", 100}, {"25%", 250}, {"50%", 500}} {
 		rng := rand.New(rand.NewPCG(benchSeed, 3))
 		sets := make([]*roaring.Bitmap, 16)
 		for i := range sets {

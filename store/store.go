@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // Store is an open aqlstore database. It is safe for concurrent use: reads
@@ -22,6 +23,10 @@ type Store struct {
 	changed chan struct{} // closed and replaced when the head moves (watch.go)
 
 	grants grantCache // each reader's granted documents (grant.go)
+
+	cols      atomic.Pointer[Columns] // as of the last commit (columns.go)
+	colTables columnTables            // the writer's kind and owner tables; guarded by mu
+	pub       sync.RWMutex            // held by a commit while it applies and publishes the columns
 }
 
 // Open opens the store in dir, creating it if it does not exist. opts may
@@ -53,6 +58,10 @@ func Open(dir string, opts *Options) (*Store, error) {
 	}
 	s := &Store{dir: dir, opts: o, kv: k, changed: make(chan struct{})}
 	if err := s.loadMeta(); err != nil {
+		_ = k.close()
+		return nil, err
+	}
+	if err := s.loadColumns(); err != nil {
 		_ = k.close()
 		return nil, err
 	}
@@ -99,9 +108,14 @@ func checkFormat(dir string, v []byte) error {
 		return nil
 	case ver == 1:
 		return fmt.Errorf("store: %s has format 1 (blobs keyed by content id); this build reads only format %d "+
-			"(blobs keyed by document number). To move it: with the aqlstore build that wrote it, export each "+
+			"(bodies inline in document records). To move it: with the aqlstore build that wrote it, export each "+
 			"tenant (GET /storage/export), then import the exports into a new store with this build "+
 			"(POST /storage/import)", dir, formatVersion)
+	case ver == 2:
+		return fmt.Errorf("store: %s has format 2 (every body in a blob of its own); this build reads only format %d "+
+			"(bodies inline in document records). To move it: with the aqlstore build that wrote it, export each "+
+			"tenant (aqlstore export --as TENANT, or GET /storage/export), then import the exports into a new store "+
+			"with this build (aqlstore import, or POST /storage/import)", dir, formatVersion)
 	}
 	return fmt.Errorf("store: %s has format %d; this build reads format %d", dir, ver, formatVersion)
 }

@@ -16,7 +16,7 @@ import (
 
 // VerifyReport is what Verify found.
 type VerifyReport struct {
-	Blobs     int      // blobs re-hashed
+	Blobs     int      // bodies re-hashed: inline in their records, and shared blobs
 	Documents int      // document records checked
 	Receipts  int      // receipts in the chain
 	Problems  []string // the first maxProblems problems, each naming its key
@@ -88,6 +88,9 @@ func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 	if err := verifyBlobs(ctx, v, rep, owners, nextNum); err != nil {
 		return nil, fmt.Errorf("store: verify blobs: %w", err)
 	}
+	if err := verifyColumnKeys(ctx, v, rep, nextNum); err != nil {
+		return nil, fmt.Errorf("store: verify column entries: %w", err)
+	}
 	if err := verifyChain(ctx, v, rep, head); err != nil {
 		return nil, fmt.Errorf("store: verify receipts: %w", err)
 	}
@@ -98,16 +101,20 @@ func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 }
 
 // blobUse is what the documents say about one content: the blob number
-// they name and how many of them there are.
+// they name, how many of them there are, and whether one of them reads
+// the content from the shared 'B' blob rather than from its own record.
 type blobUse struct {
-	blob uint32
-	docs uint64
+	blob   uint32
+	docs   uint64
+	shared bool
 }
 
-// blobOwner is the content a blob number must hold.
+// blobOwner is the content a blob number must hold; a 'B' key must hold it
+// when shared.
 type blobOwner struct {
-	id   canon.ContentID
-	docs uint64
+	id     canon.ContentID
+	docs   uint64
+	shared bool
 }
 
 // verifyDocuments checks each record's keys and tallies the documents of
@@ -151,7 +158,14 @@ func (s *Store) verifyDocuments(ctx context.Context, v *view, rep *VerifyReport,
 			u.blob = rec.blob
 		}
 		u.docs++
+		u.shared = u.shared || rec.blob != num
 		uses[rec.id] = u
+		if rec.blob == num {
+			verifyInline(rep, num, &rec)
+		}
+		if err := verifyColumn(v, rep, num, &rec); err != nil {
+			return err
+		}
 		if num >= nextNum {
 			rep.add("document %d: number is not below the next number %d", num, nextNum)
 		}
@@ -186,12 +200,12 @@ func (s *Store) verifyDocuments(ctx context.Context, v *view, rep *VerifyReport,
 func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.ContentID]blobUse, docGaps *gaps) (
 	map[uint32]blobOwner, error) {
 	owners := make(map[uint32]blobOwner, len(uses))
-	claim := func(blob uint32, id canon.ContentID, docs uint64) {
+	claim := func(blob uint32, id canon.ContentID, u blobUse) {
 		if o, taken := owners[blob]; taken && o.id != id {
 			rep.add("blob %d: claimed by both %s and %s", blob, o.id, id)
 			return
 		}
-		owners[blob] = blobOwner{id: id, docs: docs}
+		owners[blob] = blobOwner{id: id, docs: u.docs, shared: u.shared}
 	}
 	// Reference counts are keyed by content id: after damage the walk
 	// goes on from the next content a readable document uses.
@@ -233,7 +247,7 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 			rep.add("blob %s: reference count names blob %d, its documents blob %d", id, blob, u.blob)
 		}
 		delete(uses, id)
-		claim(blob, id, u.docs)
+		claim(blob, id, u)
 		return nil
 	}, next, func(lo, _ []byte, d *Damage) {
 		rep.damage(d)
@@ -242,7 +256,7 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 			copy(id[:], lo[1:])
 			rep.add("blob %s: reference count unreadable, in damaged file %s", id, d.File)
 			if u, used := uses[id]; used {
-				claim(u.blob, id, u.docs)
+				claim(u.blob, id, u)
 				delete(uses, id)
 			}
 		}
@@ -252,7 +266,7 @@ func verifyRefs(ctx context.Context, v *view, rep *VerifyReport, uses map[canon.
 	}
 	for id, u := range uses {
 		rep.add("blob %s: no reference count, but %d documents use it", id, u.docs)
-		claim(u.blob, id, u.docs)
+		claim(u.blob, id, u)
 	}
 	return owners, err
 }
@@ -284,6 +298,9 @@ func verifyBlobs(ctx context.Context, v *view, rep *VerifyReport, owners map[uin
 	g.flush()
 	for _, blob := range slices.Sorted(maps.Keys(owners)) {
 		o := owners[blob]
+		if !o.shared {
+			continue // its one document holds it inline
+		}
 		if g.has(uint64(blob)) {
 			rep.add("blob %s (number %d, used by %d documents): unreadable", o.id, blob, o.docs)
 			continue
@@ -291,6 +308,60 @@ func verifyBlobs(ctx context.Context, v *view, rep *VerifyReport, owners map[uin
 		rep.add("blob %s (number %d): missing, used by %d documents", o.id, blob, o.docs)
 	}
 	return err
+}
+
+// verifyColumn compares document num's column entry with its record.
+func verifyColumn(v *view, rep *VerifyReport, num uint32, rec *record) error {
+	val, found, err := v.get(AppendColumnKey(nil, num), nil)
+	switch {
+	case err != nil:
+		if rep.unreadable(err, "document %d: column entry", num) {
+			return nil
+		}
+		return err
+	case !found:
+		rep.add("document %d: column entry missing", num)
+		return nil
+	}
+	sig, err := rec.decodeSignals()
+	if err != nil {
+		rep.add("document %d: signals unreadable: %v", num, err)
+		return nil
+	}
+	if want := columnOf(num, rec, scoreOf(sig)); string(val) != string(appendColumn(nil, &want)) {
+		rep.add("document %d: column entry disagrees with the record", num)
+	}
+	return nil
+}
+
+// verifyColumnKeys reports column entries of documents without a record.
+func verifyColumnKeys(ctx context.Context, v *view, rep *VerifyReport, nextNum uint32) error {
+	fam := numbered{prefix: prefixColumn, width: 4, limit: uint64(nextNum)}
+	g := &gaps{rep: rep, what: "column entries", fam: fam, note: deletedNote}
+	err := v.walk([]byte{prefixColumn}, prefixEnd([]byte{prefixColumn}), func(key, _ []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		num := binary.BigEndian.Uint32(key[1:])
+		if _, found, err := v.get(AppendDocKey(nil, num), nil); err == nil && !found {
+			rep.add("document %d: column entry without a record", num)
+		}
+		return nil
+	}, fam.next, g.add)
+	g.flush()
+	return err
+}
+
+// verifyInline re-hashes the body document num holds in its record.
+func verifyInline(rep *VerifyReport, num uint32, rec *record) {
+	rep.Blobs++
+	body, err := decodeBlob(nil, rec.inline)
+	switch {
+	case err != nil:
+		rep.add("document %d: inline body of %s: %v", num, rec.id, err)
+	case canon.Sum(body) != rec.id:
+		rep.add("document %d: inline body of %s hashes to %s", num, rec.id, canon.Sum(body))
+	}
 }
 
 // verifyChain walks the receipts in order, checking seq and prev. After

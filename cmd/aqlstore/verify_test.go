@@ -14,9 +14,9 @@ import (
 )
 
 // TestVerifyNamesDamage flips a byte on disk inside the block holding one
-// document's blob: `aqlstore verify` must exit non-zero, name the damaged
-// file and the blobs it could not read, and say how to recover, in text
-// and in JSON.
+// document's body (inline in its record): `aqlstore verify` must exit
+// non-zero, name the damaged file and the documents it could not read, and
+// say how to recover, in text and in JSON.
 func TestVerifyNamesDamage(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	s, _, err := index.Open(dir, &store.Options{BlockSize: 1024, BlockCompression: "none"})
