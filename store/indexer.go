@@ -263,3 +263,23 @@ func (s *Store) writeMeta(key, value []byte) error {
 	}
 	return b.wait()
 }
+
+// IndexExtractor is an Indexer that splits Add in two, so that the work
+// that reads a document runs outside the writer lock: Extract, safe for
+// concurrent use, walks the document and returns its postings with their
+// paths spelled out; AddExtracted, under the writer lock like Add, turns
+// them into the keys of document num (allocating new path ids) and
+// records them as Add does. PutBatch and Loader use it when the store's
+// Indexer implements it.
+type IndexExtractor interface {
+	Indexer
+	// Extract returns the document's postings, valid after doc's bytes
+	// are gone. It is safe for concurrent use with every other method.
+	Extract(doc IndexedDoc) (any, error)
+	// AddExtracted is Add for what Extract returned for the document.
+	AddExtracted(num uint32, x any) error
+	// FlushRun writes the postings recorded since the last FlushRun and
+	// forgets them, keeping what only Flush writes (new paths) for the
+	// Flush that ends the mutation. A Loader writes a run at a time.
+	FlushRun(w *IndexWriter) error
+}
