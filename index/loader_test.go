@@ -1,0 +1,200 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// allKeys reads every key of s: posting lists decoded, other values as
+// they are.
+func allKeys(t *testing.T, s *store.Store) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := s.IndexReader().Scan([]byte{0}, []byte{0xff}, func(k, v []byte) error {
+		if k[0] == store.IndexPrefix {
+			if bm, err := store.DecodeBitmap(v); err == nil && !bm.IsEmpty() {
+				out[string(k)] = bm.String()
+				return nil
+			}
+		}
+		out[string(k)] = string(v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameKeys(t *testing.T, want, got map[string]string) {
+	t.Helper()
+	n := 0
+	for k, v := range want {
+		if got[k] != v && n < 10 {
+			n++
+			t.Errorf("key %q: batches give %.80q, the load %.80q", k, v, got[k])
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok && n < 10 {
+			n++
+			t.Errorf("key %q only after the load", k)
+		}
+	}
+}
+
+func openText(t *testing.T, dir string) (*store.Store, *Index) {
+	t.Helper()
+	ix := New()
+	ix.want = &Config{TextPaths: []string{"/description"}}
+	s, err := store.Open(dir, &store.Options{NoSync: true, Indexer: ix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, ix
+}
+
+func load(t *testing.T, s *store.Store, docs []store.Document, runDocs int) []store.Ref {
+	t.Helper()
+	ctx := context.Background()
+	l, err := s.NewLoader(ctx, &store.LoadOptions{RunDocs: runDocs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := make([]store.Ref, len(docs))
+	for i, d := range docs {
+		pd, err := s.Prepare(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refs[i], err = l.Add(pd); err != nil {
+			t.Fatalf("document %d: %v", i, err)
+		}
+	}
+	if err := l.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return refs
+}
+
+// TestLoaderEqualsPutBatch loads documents in several runs on top of a
+// store that already holds some (so posting lists are ORed with
+// committed ones, and repeated content counts a reference up) and
+// compares every key with a store that took the same documents in
+// batches: records, blobs, receipts, meta keys and postings.
+func TestLoaderEqualsPutBatch(t *testing.T) {
+	ctx := context.Background()
+	docs := variedDocs(400)
+	docs = append(docs, docs[7], docs[399]) // repeats inside the input
+	other := store.WithPrincipal(ctx, "did:example:other")
+	otherDoc := docs[3]
+	otherDoc.Owner = "did:example:other" // the same content under another owner: a second reference
+	docs = append(docs, otherDoc)
+	var want, got map[string]string
+	for _, bulk := range []bool{false, true} {
+		s, _ := openText(t, t.TempDir())
+		if _, err := s.PutBatch(ctx, docs[:50]); err != nil {
+			t.Fatal(err)
+		}
+		var refs []store.Ref
+		if bulk {
+			refs = load(t, s, docs[40:], 64)
+		} else {
+			var err error
+			if refs, err = s.PutBatch(ctx, docs[40:]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if refs[0].Created || !refs[10].Created || refs[len(refs)-2].Created || !refs[len(refs)-1].Created {
+			t.Errorf("bulk %v: Created flags %v %v %v %v", bulk, refs[0].Created, refs[10].Created,
+				refs[len(refs)-2].Created, refs[len(refs)-1].Created)
+		}
+		if bulk {
+			got = allKeys(t, s)
+		} else {
+			want = allKeys(t, s)
+		}
+		rep, err := Check(other, s)
+		if err != nil || !rep.OK() {
+			t.Fatalf("bulk %v: index check: %+v %v", bulk, rep, err)
+		}
+		if vr, err := s.Verify(ctx); err != nil || !vr.OK() {
+			t.Fatalf("bulk %v: verify: %+v %v", bulk, vr, err)
+		}
+		s.Close()
+	}
+	sameKeys(t, want, got)
+}
+
+// TestLoaderRefusesBadInputWhole: a natural-key conflict inside the input
+// and one with the store are both reported, and Commit stores nothing.
+func TestLoaderRefusesBadInputWhole(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, _ := openText(t, dir)
+	defer s.Close()
+	put(t, s, ctx, `{"offer_id":"held","n":1}`)
+	before := allKeys(t, s)
+	l, err := s.NewLoader(ctx, &store.LoadOptions{RunDocs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []int
+	for i, body := range []string{`{"offer_id":"a","n":1}`, `{"offer_id":"held","n":2}`, `{"offer_id":"b","n":1}`,
+		`{"offer_id":"c","n":1}`, `{"offer_id":"a","n":2}`, `{"offer_id":"d","n":1}`} {
+		pd, err := s.Prepare(ctx, store.Document{Body: []byte(body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Add(pd); err != nil {
+			if !errors.Is(err, store.ErrConflict) {
+				t.Errorf("document %d: %v, want a conflict", i, err)
+			}
+			bad = append(bad, i)
+		}
+	}
+	if len(bad) != 2 || bad[0] != 1 || bad[1] != 4 {
+		t.Fatalf("refused documents %v, want [1 4]", bad)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "load.tmp")); err != nil {
+		t.Fatalf("no spilled runs: %v", err)
+	}
+	if err := l.Commit(); err == nil {
+		t.Fatal("Commit of a load with refused documents succeeded")
+	}
+	sameKeys(t, before, allKeys(t, s))
+	if _, err := os.Stat(filepath.Join(dir, "load.tmp")); !os.IsNotExist(err) {
+		t.Fatalf("the load's files outlive it: %v", err)
+	}
+	put(t, s, ctx, `{"offer_id":"a","n":3}`) // the writer lock was released
+}
+
+// TestOpenRemovesKilledLoad: files a killed load left are removed when
+// the store opens, and the store holds what it held before.
+func TestOpenRemovesKilledLoad(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, _ := openText(t, dir)
+	put(t, s, ctx, `{"offer_id":"a","n":1}`)
+	before := allKeys(t, s)
+	s.Close()
+	tmp := filepath.Join(dir, "load.tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "run-000001"), bytes.Repeat([]byte{1}, 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = openText(t, dir)
+	defer s.Close()
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Fatalf("a killed load's files survive Open: %v", err)
+	}
+	sameKeys(t, before, allKeys(t, s))
+}
