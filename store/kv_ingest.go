@@ -54,4 +54,3 @@ func (k *kv) ingest(paths []string) error {
 
 // fs is the file system the database lives on.
 func (k *kv) fs() vfs.FS { return k.opts.FS }
-
