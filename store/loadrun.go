@@ -33,6 +33,7 @@ type loadRun struct {
 
 type runEntry struct {
 	key, value []byte
+	seq        int32 // the order it was set in: of two values of a key the later wins
 	posting    bool
 }
 
@@ -44,7 +45,7 @@ const (
 func newLoadRun() *loadRun { return &loadRun{} }
 
 func (r *loadRun) set(key, value []byte) {
-	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: bytes.Clone(value)})
+	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: bytes.Clone(value), seq: int32(len(r.ents))})
 	r.bytes += len(key) + len(value)
 }
 
@@ -53,14 +54,19 @@ func (r *loadRun) posting(key []byte, nums []uint32) {
 	for i, n := range nums {
 		binary.LittleEndian.PutUint32(v[4*i:], n)
 	}
-	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: v, posting: true})
+	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: v, seq: int32(len(r.ents)), posting: true})
 	r.bytes += len(key) + len(v)
 }
 
 // sort orders the entries by key; of two plain values of one key (a
 // reference count counted up twice) the later wins.
 func (r *loadRun) sort() {
-	slices.SortStableFunc(r.ents, func(a, b runEntry) int { return bytes.Compare(a.key, b.key) })
+	slices.SortFunc(r.ents, func(a, b runEntry) int {
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return int(a.seq - b.seq)
+	})
 	out := r.ents[:0]
 	for i, e := range r.ents {
 		if i+1 < len(r.ents) && bytes.Equal(e.key, r.ents[i+1].key) && !e.posting && !r.ents[i+1].posting {
