@@ -132,47 +132,58 @@ func TestLoaderEqualsPutBatch(t *testing.T) {
 	sameKeys(t, want, got)
 }
 
-// TestLoaderRefusesBadInputWhole: a natural-key conflict inside the input
-// and one with the store are both reported, and Commit stores nothing.
-func TestLoaderRefusesBadInputWhole(t *testing.T) {
+// TestLoaderRefusesConflicts: a natural-key conflict inside the input
+// and one with the store are both reported; Abort then stores nothing,
+// and a load that goes on without the refused documents commits the
+// others.
+func TestLoaderRefusesConflicts(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, _ := openText(t, dir)
 	defer s.Close()
 	put(t, s, ctx, `{"offer_id":"held","n":1}`)
 	before := allKeys(t, s)
-	l, err := s.NewLoader(ctx, &store.LoadOptions{RunDocs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bad []int
-	for i, body := range []string{`{"offer_id":"a","n":1}`, `{"offer_id":"held","n":2}`, `{"offer_id":"b","n":1}`,
-		`{"offer_id":"c","n":1}`, `{"offer_id":"a","n":2}`, `{"offer_id":"d","n":1}`} {
-		pd, err := s.Prepare(ctx, store.Document{Body: []byte(body)})
+	bodies := []string{`{"offer_id":"a","n":1}`, `{"offer_id":"held","n":2}`, `{"offer_id":"b","n":1}`,
+		`{"offer_id":"c","n":1}`, `{"offer_id":"a","n":2}`, `{"offer_id":"d","n":1}`}
+	loadAll := func() (*store.Loader, []int) {
+		l, err := s.NewLoader(ctx, &store.LoadOptions{RunDocs: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Add(pd); err != nil {
-			if !errors.Is(err, store.ErrConflict) {
-				t.Errorf("document %d: %v, want a conflict", i, err)
+		var bad []int
+		for i, body := range bodies {
+			pd, err := s.Prepare(ctx, store.Document{Body: []byte(body)})
+			if err != nil {
+				t.Fatal(err)
 			}
-			bad = append(bad, i)
+			if _, err := l.Add(pd); err != nil {
+				if !errors.Is(err, store.ErrConflict) {
+					t.Errorf("document %d: %v, want a conflict", i, err)
+				}
+				bad = append(bad, i)
+			}
 		}
+		return l, bad
 	}
+	l, bad := loadAll()
 	if len(bad) != 2 || bad[0] != 1 || bad[1] != 4 {
 		t.Fatalf("refused documents %v, want [1 4]", bad)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "load.tmp")); err != nil {
 		t.Fatalf("no spilled runs: %v", err)
 	}
-	if err := l.Commit(); err == nil {
-		t.Fatal("Commit of a load with refused documents succeeded")
-	}
+	l.Abort()
 	sameKeys(t, before, allKeys(t, s))
 	if _, err := os.Stat(filepath.Join(dir, "load.tmp")); !os.IsNotExist(err) {
 		t.Fatalf("the load's files outlive it: %v", err)
 	}
-	put(t, s, ctx, `{"offer_id":"a","n":3}`) // the writer lock was released
+	l, _ = loadAll() // Abort released the writer lock
+	if err := l.Commit(); err != nil || l.Added() != 4 {
+		t.Fatalf("commit without the refused documents: %v, %d added, want 4", err, l.Added())
+	}
+	if rep, err := Check(ctx, s); err != nil || !rep.OK() {
+		t.Fatalf("index check: %+v %v", rep, err)
+	}
 }
 
 // TestOpenRemovesKilledLoad: files a killed load left are removed when

@@ -111,8 +111,11 @@ func (s *Store) NewLoader(ctx context.Context, opts *LoadOptions) (*Loader, erro
 // Add checks the prepared document and adds it to the load, returning
 // the Ref it will have once Commit returns (Created false when the same
 // owner already stores the same content). An error names what is wrong
-// with this document; the load then goes on checking the documents
-// after it, but its Commit fails: call Abort.
+// with this document, which is not part of the load: a conflict, a
+// replay, a message kind. The load may go on without it (put, which
+// stores nothing of an input with a bad document, calls Abort). Only an
+// error met after the document's keys were written, which no check
+// foresees (a failed read), makes Commit fail.
 func (l *Loader) Add(pd *Prepared) (Ref, error) {
 	if l.ended {
 		return Ref{}, fmt.Errorf("%w: the load has ended", ErrInvalid)
@@ -123,9 +126,14 @@ func (l *Loader) Add(pd *Prepared) (Ref, error) {
 	if pd.x == nil && l.ix != nil {
 		return Ref{}, fmt.Errorf("%w: the document was prepared by another store", ErrInvalid)
 	}
+	before := l.m.nextNum
 	ref, err := l.m.put(pd)
 	if err != nil {
-		if l.bad == nil {
+		// put checks a document before it writes any of its keys, and
+		// numbers it just before the first write: a document refused
+		// with its number unused left nothing in the load, which may
+		// go on without it.
+		if l.m.nextNum != before && l.bad == nil {
 			l.bad = err
 		}
 		return Ref{}, err
