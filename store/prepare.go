@@ -57,9 +57,10 @@ func (s *Store) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 	return pd, nil
 }
 
-// prepareAll prepares docs on up to GOMAXPROCS workers. An error is a
-// *BatchError naming the first failing document.
-func (s *Store) prepareAll(ctx context.Context, docs []Document) ([]*Prepared, error) {
+// PrepareAll prepares docs on up to GOMAXPROCS workers, as PutBatch
+// does before it takes the writer lock. An error is a *BatchError naming
+// the first failing document.
+func (s *Store) PrepareAll(ctx context.Context, docs []Document) ([]*Prepared, error) {
 	out := make([]*Prepared, len(docs))
 	errs := make([]error, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), (len(docs)+7)/8)

@@ -56,7 +56,7 @@ func (e *BatchError) Unwrap() error { return e.Err }
 // before the writer lock is taken (Prepare); under it the writer only
 // numbers, checks keys and commits.
 func (s *Store) PutBatch(ctx context.Context, docs []Document) ([]Ref, error) {
-	prep, err := s.prepareAll(ctx, docs)
+	prep, err := s.PrepareAll(ctx, docs)
 	if err != nil {
 		return nil, err
 	}
