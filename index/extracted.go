@@ -61,6 +61,8 @@ func (ix *Index) AddExtracted(num uint32, v any) error {
 	into.add(appendFamily(ix.key[:0], famAll), num)
 	into.add(append(appendFamily(ix.key[:0], famKind), x.doc.Kind...), num)
 	into.add(append(appendFamily(ix.key[:0], famOwner), x.doc.Owner...), num)
+	var last []byte // a path's entries come together: look its id up once
+	var id uint32
 	for e := x.entries; len(e) > 0; {
 		n, k := binary.Uvarint(e)
 		p := e[k : k+int(n)]
@@ -69,7 +71,10 @@ func (ix *Index) AddExtracted(num uint32, v any) error {
 		n, k = binary.Uvarint(e)
 		value := e[k : k+int(n)]
 		e = e[k+int(n):]
-		ix.key = append(appendPathKey(ix.key[:0], fam, ix.pathID(p)), value...)
+		if last == nil || string(p) != string(last) {
+			last, id = p, ix.pathID(p)
+		}
+		ix.key = append(appendPathKey(ix.key[:0], fam, id), value...)
 		into.add(ix.key, num)
 	}
 	return nil
