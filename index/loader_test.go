@@ -209,3 +209,78 @@ func TestOpenRemovesKilledLoad(t *testing.T) {
 	}
 	sameKeys(t, before, allKeys(t, s))
 }
+
+// TestImportLoadsInBulk imports an export of more than a batch of
+// documents into a store whose Index loads in bulk, and into one that
+// takes batches (its indexer hides Extract): the two stores must hold the
+// same keys, migration receipt included.
+func TestImportLoadsInBulk(t *testing.T) {
+	ctx := context.Background()
+	docs := variedDocs(1200)
+	var stores []map[string]string
+	for _, bulk := range []bool{false, true} {
+		ix := New()
+		var ixr store.Indexer = addOnly{ix}
+		if bulk {
+			ixr = ix
+		}
+		s, err := store.Open(t.TempDir(), &store.Options{NoSync: true, Indexer: ixr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PutBatch(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		e, err := s.Export(ctx, store.Public)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := "did:example:importer"
+		rep, err := s.Import(store.WithPrincipal(ctx, owner), e, owner, store.Migration{ExportDigest: "00"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Refs) != len(docs) || !rep.Refs[len(docs)-1].Created {
+			t.Fatalf("bulk %v: import stored %d documents", bulk, len(rep.Refs))
+		}
+		if rep, err := Check(ctx, s); err != nil || !rep.OK() {
+			t.Fatalf("bulk %v: index check: %+v %v", bulk, rep, err)
+		}
+		stores = append(stores, allKeys(t, s))
+		s.Close()
+	}
+	sameKeys(t, stores[0], stores[1])
+}
+
+// TestLargeImportIsWhole: an import of more than a batch whose document
+// 1,101 conflicts with the importer's own stores none of its documents
+// (it stored the first batches before it was loaded in bulk).
+func TestLargeImportIsWhole(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openText(t, t.TempDir())
+	defer s.Close()
+	if _, err := s.PutBatch(ctx, variedDocs(1200)); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.Export(ctx, store.Public)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := "did:example:importer"
+	octx := store.WithPrincipal(ctx, owner)
+	put(t, s, octx, `{"offer_id":"o1100","other":true}`)
+	before, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Import(octx, e, owner, store.Migration{ExportDigest: "00"}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("import over a conflicting natural key: %v, want a conflict", err)
+	}
+	after, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Documents != before.Documents {
+		t.Fatalf("the refused import stored %d documents", after.Documents-before.Documents)
+	}
+}
