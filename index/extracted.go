@@ -37,7 +37,9 @@ func (ix *Index) Extract(doc store.IndexedDoc) (any, error) {
 		buf = binary.AppendUvarint(buf, uint64(len(value)))
 		buf = append(buf, value...)
 	}
-	text := ix.text
+	ix.mu.RLock()
+	text := ix.text // a reindex may replace it
+	ix.mu.RUnlock()
 	x.text = func(p []byte) bool { return text.isTextPath(p) }
 	x.path = x.path[:0]
 	x.walk(doc.JSON())
