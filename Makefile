@@ -105,7 +105,8 @@ BENCH_DOCS ?= 1000000
 bench-1m:
 	AQLSTORE_BENCH_DOCS=$(BENCH_DOCS) AQLSTORE_BENCH_DIR=$(BENCH_DIR) \
 	  $(GO) test -run '^$$' -bench 'Resolve|Open' -benchtime 10s -timeout 3h ./query/
-	$(GO) test -run '^$$' -bench IndexedPut -benchtime 100000x -benchmem ./index/
+	$(GO) test -run '^$$' -bench 'IndexedPut/batch=1000$$|IndexedLoad' -benchtime 100000x -benchmem ./index/
+	$(GO) test -run '^$$' -bench 'IndexedPut/batch=1$$' -benchtime 10000x -benchmem ./index/
 
 ## lint: go vet, staticcheck and the import-direction test.
 lint: staticcheck

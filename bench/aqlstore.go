@@ -44,21 +44,34 @@ func newAqlstore(dir string) (*aqlstoreBackend, error) {
 func (b *aqlstoreBackend) Name() string    { return "aqlstore" }
 func (b *aqlstoreBackend) Version() string { return "aqlstore " + moduleVersion() }
 
+// Load stores the corpus as `aqlstore put` does: a store.Loader, fed
+// batch documents at a time prepared on every core, ingested in one step.
 func (b *aqlstoreBackend) Load(ctx context.Context, src *Source, batch int, progress func(int)) (LoadStats, error) {
 	start := time.Now()
+	l, err := b.s.NewLoader(ctx, nil)
+	if err != nil {
+		return LoadStats{}, err
+	}
+	defer l.Abort()
 	docs := make([]store.Document, 0, batch)
 	flush := func(done int) error {
 		if len(docs) == 0 {
 			return nil
 		}
-		if _, err := b.s.PutBatch(ctx, docs); err != nil {
+		prep, err := b.s.PrepareAll(ctx, docs)
+		if err != nil {
 			return err
+		}
+		for i, pd := range prep {
+			if _, err := l.Add(pd); err != nil {
+				return fmt.Errorf("document %d: %w", done-len(docs)+i+1, err)
+			}
 		}
 		docs = docs[:0]
 		progress(done)
 		return nil
 	}
-	err := src.Each(ctx, func(i int, _ string, body []byte) error {
+	err = src.Each(ctx, func(i int, _ string, body []byte) error {
 		docs = append(docs, store.Document{Body: append([]byte(nil), body...), Kind: canon.KindManifest})
 		if len(docs) == batch {
 			return flush(i + 1)
@@ -67,6 +80,9 @@ func (b *aqlstoreBackend) Load(ctx context.Context, src *Source, batch int, prog
 	})
 	if err == nil {
 		err = flush(src.N)
+	}
+	if err == nil {
+		err = l.Commit()
 	}
 	return LoadStats{Load: time.Since(start)}, err
 }

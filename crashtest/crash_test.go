@@ -95,6 +95,8 @@ type harness struct {
 	longest  time.Duration
 	checking time.Duration
 
+	loads, loadsCut int // bulk loads begun, and of them those the crash cut
+
 	slowestOpen time.Duration // the longest a child took to open the store
 	lastOpen    time.Duration // how long the last child that opened it took
 }
@@ -148,6 +150,20 @@ func (h *harness) delay() time.Duration { return time.Duration(h.rng.IntN(400)) 
 func (h *harness) check(events []Event, s *store.Store, ix *index.Index) {
 	t := h.t
 	start := time.Now()
+	acked := map[int]bool{}
+	for _, e := range events {
+		if e.Ev == EvAck {
+			acked[e.Op] = true
+		}
+	}
+	for _, e := range events {
+		if e.Ev == EvBegin && e.What == "load" {
+			h.loads++
+			if !acked[e.Op] {
+				h.loadsCut++
+			}
+		}
+	}
 	if err := h.model.Apply(events); err != nil {
 		t.Fatalf("cycle %d: %v", h.model.Cycle, err)
 	}
@@ -182,10 +198,10 @@ func (h *harness) summary(name string, elapsed time.Duration) {
 	h.t.Logf("%s: %d cycles on %d fresh stores in %s (longest cycle %s; reopen and checks %s in all); "+
 		"%d mutations acknowledged and found; %d in flight at the crash, each found all or nothing (%d had landed); "+
 		"%d runs opened the store before the crash; %d queries compared planner against full scan (%d with candidates); "+
-		"%d documents in the last store; 0 violations",
+		"%d bulk loads, %d of them cut by the crash; %d documents in the last store; 0 violations",
 		name, h.cycles, h.stores, elapsed.Round(time.Millisecond), h.longest.Round(time.Millisecond),
 		h.checking.Round(time.Millisecond), h.totals.Acked, h.totals.InFlight, h.totals.InFlightLanded,
-		h.totals.Opens, h.qs.Compared, h.qs.NonEmpty, len(h.model.live))
+		h.totals.Opens, h.qs.Compared, h.qs.NonEmpty, h.loads, h.loadsCut, len(h.model.live))
 }
 
 // TestCrashKill runs the workload in a child process, kills it with
@@ -216,6 +232,9 @@ func TestCrashKill(t *testing.T) {
 		s, ix, err := index.Open(dir, StoreOptions())
 		if err != nil {
 			t.Fatalf("cycle %d: reopen after SIGKILL: %v; expected the store to open", c, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "load.tmp")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("cycle %d: the files of a killed load survive the reopen (%v)", c, err)
 		}
 		h.check(events, s, ix)
 		if err := s.Close(); err != nil {

@@ -5,7 +5,8 @@
 // indexes and its query planner still agree with each other.
 //
 // The workload (Run) has writers and a reader working at once: single
-// puts, batches, bulk batches, deletes, re-puts of deleted documents,
+// puts, batches, bulk batches, bulk loads (store.Loader, whose runs spill
+// and whose sstables are ingested in one step), deletes, re-puts of deleted documents,
 // PAIRL messages (some replying to earlier ones), AIDP intent envelopes
 // with their observations, an export of one tenant imported under a new
 // owner, and a goroutine resolving AQL intents (through the planner or by

@@ -129,7 +129,7 @@ var opWeights = []struct {
 	what   string
 	weight int
 }{
-	{"put", 22}, {"batch", 16}, {"bulk", 2}, {"delete", 26}, {"reput", 5},
+	{"put", 22}, {"batch", 16}, {"bulk", 2}, {"load", 3}, {"delete", 26}, {"reput", 5},
 	{"pairl", 10}, {"aidp", 8}, {"observe", 6}, {"import", 2},
 }
 
@@ -160,10 +160,13 @@ func (w *writer) do(ctx context.Context, what string) error {
 	switch what {
 	case "put":
 		return w.put(ctx, what, w.owner(), w.g.json())
-	case "batch", "bulk":
+	case "batch", "bulk", "load":
 		n := 2 + w.rng.IntN(20)
-		if what == "bulk" {
+		switch what {
+		case "bulk":
 			n = 100 + w.rng.IntN(200)
+		case "load": // a store.Loader, in runs small enough that several spill
+			n = 200 + w.rng.IntN(800)
 		}
 		bodies := make([][]byte, n)
 		for i := range bodies {
@@ -243,7 +246,12 @@ func (w *writer) put(ctx context.Context, what, owner string, bodies ...[]byte) 
 	if err != nil {
 		return err
 	}
-	if _, err := w.s.PutBatch(store.WithPrincipal(ctx, owner), docs); err != nil {
+	if what == "load" {
+		err = w.load(store.WithPrincipal(ctx, owner), docs)
+	} else {
+		_, err = w.s.PutBatch(store.WithPrincipal(ctx, owner), docs)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", &e, err)
 	}
 	if err := w.ack(e); err != nil {
@@ -257,6 +265,27 @@ func (w *writer) put(ctx context.Context, what, owner string, bodies ...[]byte) 
 		}
 	}
 	return nil
+}
+
+// load stores docs through a store.Loader, whose runs spill every 50 to
+// 250 documents: a kill lands before, during or after the spills, the
+// merge into sstables or the ingest.
+func (w *writer) load(ctx context.Context, docs []store.Document) error {
+	l, err := w.s.NewLoader(ctx, &store.LoadOptions{RunDocs: 50 + w.rng.IntN(200)})
+	if err != nil {
+		return err
+	}
+	defer l.Abort()
+	for i, d := range docs {
+		pd, err := w.s.Prepare(ctx, d)
+		if err != nil {
+			return fmt.Errorf("document %d: %w", i, err)
+		}
+		if _, err := l.Add(pd); err != nil {
+			return fmt.Errorf("document %d: %w", i, err)
+		}
+	}
+	return l.Commit()
 }
 
 // delete deletes one document of the writer's pool.

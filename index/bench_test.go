@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -11,14 +12,23 @@ import (
 
 // BenchmarkIndexedPut puts generated manifests in batches of 1000 into an
 // indexed store (synced batches), reporting docs/s.
+// BenchmarkIndexedPut puts generated manifests in synced PutBatch
+// commits of 1,000 documents (the CLI's batches before bulk loads) and
+// of 1 (the server's single puts).
 func BenchmarkIndexedPut(b *testing.B) {
+	for _, size := range []int{1000, 1} {
+		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) { benchIndexedPut(b, size) })
+	}
+}
+
+func benchIndexedPut(b *testing.B, size int) {
 	s, _, err := Open(b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
 	ctx := context.Background()
-	batch := make([]store.Document, 0, 1000)
+	batch := make([]store.Document, 0, size)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		body, _ := corpus.Document("manifest", 1, i, nil)
@@ -29,6 +39,45 @@ func BenchmarkIndexedPut(b *testing.B) {
 			}
 			batch = batch[:0]
 		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// BenchmarkIndexedLoad stores generated manifests with a store.Loader,
+// as `aqlstore put` does: prepared 1,000 at a time on every core, added
+// in order, ingested once at the end (included in the time).
+func BenchmarkIndexedLoad(b *testing.B) {
+	s, _, err := Open(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	batch := make([]store.Document, 0, 1000)
+	b.ResetTimer()
+	l, err := s.NewLoader(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Abort()
+	for i := 0; i < b.N; i++ {
+		body, _ := corpus.Document("manifest", 1, i, nil)
+		batch = append(batch, store.Document{Body: body})
+		if len(batch) == cap(batch) || i == b.N-1 {
+			prep, err := s.PrepareAll(ctx, batch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, pd := range prep {
+				if _, err := l.Add(pd); err != nil {
+					b.Fatal(err)
+				}
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := l.Commit(); err != nil {
+		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 }

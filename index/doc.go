@@ -11,8 +11,12 @@
 // There are only a few types here: Index (a store.Indexer, plus the
 // lookups the planner uses), Path (a normalized path) and the key layout
 // in keys.go. Postings are written in the same Pebble batch as their
-// document, as merge operands (see store/bitmap.go), and persisted: Open
-// loads the path dictionary, never the documents.
+// document, as merge operands (see store/bitmap.go), or by a store.Loader
+// as whole posting lists in ingested sstables, and persisted: Open loads
+// the path dictionary, never the documents. Index is a
+// store.IndexExtractor: a document's postings are extracted (Extract) on
+// the caller's goroutine, outside the writer lock, and get their path ids
+// under it (AddExtracted).
 //
 // An Index is safe for concurrent use: lookups run while a mutation
 // indexes, and see only committed paths. The bitmaps lookups return are

@@ -189,7 +189,10 @@ func (ix *Index) loadConfig(r *store.IndexReader) error {
 	if err != nil {
 		return err
 	}
-	ix.text = newTextMatcher(pats)
+	text := newTextMatcher(pats)
+	ix.mu.Lock() // Extract reads it outside the writer lock
+	ix.text = text
+	ix.mu.Unlock()
 	return nil
 }
 

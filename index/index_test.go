@@ -194,6 +194,15 @@ func (s skipping) Add(num uint32, doc store.IndexedDoc) error {
 	return s.Index.Add(num, doc)
 }
 
+// AddExtracted drops the same document when its postings were extracted
+// outside the writer lock.
+func (s skipping) AddExtracted(num uint32, x any) error {
+	if num == s.skip {
+		return nil
+	}
+	return s.Index.AddExtracted(num, x)
+}
+
 func TestCheckFindsMissingPostings(t *testing.T) {
 	dir := t.TempDir()
 	s, err := store.Open(dir, &store.Options{NoSync: true, Indexer: skipping{New(), 2}})

@@ -124,6 +124,12 @@ func (r rescoring) Add(num uint32, doc store.IndexedDoc) error {
 	return r.Index.Add(num, doc)
 }
 
+func (r rescoring) AddExtracted(num uint32, x any) error {
+	c := *x.(*extracted)
+	c.doc.Score = "7"
+	return r.Index.AddExtracted(num, &c)
+}
+
 func TestCheckFindsWrongRankKeys(t *testing.T) {
 	s, err := store.Open(t.TempDir(), &store.Options{NoSync: true, Indexer: rescoring{New()}})
 	if err != nil {

@@ -54,10 +54,30 @@ type textMatcher struct {
 	pats []*canon.Pointer
 	mu   sync.Mutex // guards ids: writers extract while readers look up
 	ids  map[uint32]bool
+	byP  map[string]bool // isTextPath's answers, by encoded path
 }
 
 func newTextMatcher(pats []*canon.Pointer) *textMatcher {
-	return &textMatcher{pats: pats, ids: map[uint32]bool{}}
+	return &textMatcher{pats: pats, ids: map[uint32]bool{}, byP: map[string]bool{}}
+}
+
+// isTextPath is isText for a path that may have no id yet (Extract runs
+// before the writer allocates ids); it remembers answers by path.
+func (m *textMatcher) isTextPath(p []byte) bool {
+	if len(m.pats) == 0 {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t, ok := m.byP[string(p)]; ok {
+		return t
+	}
+	segs := Path(p).segments()
+	t := slices.ContainsFunc(m.pats, func(ptr *canon.Pointer) bool {
+		return match(ptr.Segments(), segs) == exactMatch
+	})
+	m.byP[string(p)] = t
+	return t
 }
 
 // isText reports whether path p (id) is matched exactly by a text path.

@@ -17,6 +17,15 @@
 // reader sees public documents, its own and those granted to it (grant.go),
 // never another tenant's.
 //
+// Large inputs go through a Loader instead (loader.go): documents are
+// checked as Put checks them, gathered in sorted runs spilled to a
+// temporary directory inside the store (load.tmp), and ingested as
+// sstables in one atomic step, with whole posting lists rather than merge
+// operands. PutBatch and Loader take documents prepared outside the writer
+// lock (Prepare, safe for concurrent use): parsed, and their postings
+// extracted when the Indexer is an IndexExtractor.
+//
 // The key layout is documented in keys.go; Pebble itself is touched only in
-// kv.go. Values returned by the Store are copies owned by the caller.
+// kv.go and kv_ingest.go. Values returned by the Store are copies owned by
+// the caller.
 package store

@@ -28,6 +28,10 @@ var (
 	// does not hash to its id, or the documents are not what the receipts
 	// say is live. The message names the receipt or document.
 	ErrBadExport = errors.New("store: export does not verify")
+	// ErrLoaderMessage means a message kind (AIDP, PAIRL,
+	// ExecutionIntent) was given to a Loader; PutBatch stores them, with
+	// their replay and thread rules.
+	ErrLoaderMessage = errors.New("store: a bulk load takes no message kinds; store them with PutBatch")
 	// ErrNoStore means a store opened ReadOnly does not exist: nothing was
 	// created.
 	ErrNoStore = errors.New("store: no store")

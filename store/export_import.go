@@ -140,8 +140,9 @@ func verifyExportDocs(e *Export, live map[uint64]string) error {
 }
 
 // Import verifies e (VerifyExport) and stores its documents under owner,
-// in batches of importBatch, then appends a migration receipt (OpImport)
-// naming the export. Documents already stored identically are kept, so an
+// in batches of importBatch, or, when there are more and none is a
+// message kind, in one bulk load (Loader) that stores all or none of
+// them; then it appends a migration receipt (OpImport) naming the export. Documents already stored identically are kept, so an
 // import cut short is finished by running it again; a natural key owner
 // already uses for other content is a *ConflictError and stops the import.
 // The documents and the migration receipt are separate commits.
@@ -157,12 +158,8 @@ func (s *Store) Import(ctx context.Context, e *Export, owner string, mig Migrati
 		return nil, err
 	}
 	rep := &ImportReport{Refs: make([]Ref, 0, len(docs))}
-	for start := 0; start < len(docs); start += importBatch {
-		refs, err := s.PutBatch(ctx, docs[start:min(start+importBatch, len(docs))])
-		if err != nil {
-			return rep, fmt.Errorf("store: import: %w", err)
-		}
-		rep.Refs = append(rep.Refs, refs...)
+	if err := s.importDocs(ctx, docs, rep); err != nil {
+		return rep, fmt.Errorf("store: import: %w", err)
 	}
 	seq, err := s.appendMigration(ctx, migrationReceipt(e, owner, mig))
 	if err != nil {
@@ -174,6 +171,50 @@ func (s *Store) Import(ctx context.Context, e *Export, owner string, mig Migrati
 	}
 	rep.Receipt = uint64(len(chain.receipts))
 	return rep, nil
+}
+
+// importDocs stores docs: in one bulk load (Loader) when none is a
+// message kind and the store's indexer can load in bulk, so that a large
+// import is ingested whole or not at all; else in batches of importBatch,
+// which keep the message rules.
+func (s *Store) importDocs(ctx context.Context, docs []Document, rep *ImportReport) error {
+	_, extracts := s.opts.Indexer.(IndexExtractor)
+	bulk := len(docs) > importBatch && (s.opts.Indexer == nil || extracts)
+	for _, d := range docs {
+		if p := d.Parsed; p.AIDP != nil || p.PAIRL != nil || p.Exec != nil {
+			bulk = false
+		}
+	}
+	if !bulk {
+		for start := 0; start < len(docs); start += importBatch {
+			refs, err := s.PutBatch(ctx, docs[start:min(start+importBatch, len(docs))])
+			if err != nil {
+				return err
+			}
+			rep.Refs = append(rep.Refs, refs...)
+		}
+		return nil
+	}
+	prep, err := s.PrepareAll(ctx, docs)
+	if err != nil {
+		return err
+	}
+	l, err := s.NewLoader(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer l.Abort()
+	refs := make([]Ref, len(prep))
+	for i, pd := range prep {
+		if refs[i], err = l.Add(pd); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+	}
+	if err := l.Commit(); err != nil {
+		return err
+	}
+	rep.Refs = append(rep.Refs, refs...)
+	return nil
 }
 
 // importDocuments turns the exported documents into what PutBatch takes,

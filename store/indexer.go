@@ -109,11 +109,16 @@ func candidateID(naturalKey string, id canon.ContentID) string {
 // IndexPrefix starts every key an Indexer may write.
 const IndexPrefix = 'X'
 
-// IndexWriter writes postings and plain index keys within a mutation.
+// IndexWriter writes postings and plain index keys within a mutation,
+// or into a Loader's run, which takes no removals.
 type IndexWriter struct {
-	b  *batch
-	op []byte // scratch operand; Pebble copies what Merge is given
+	b   *batch
+	run *loadRun // a Loader's: postings and plain keys join the run
+	op  []byte   // scratch operand; Pebble copies what Merge is given
 }
+
+// errLoadRemoval refuses a removal inside a Loader, which only adds.
+var errLoadRemoval = fmt.Errorf("%w: a bulk load removes no index entries", ErrInvalid)
 
 func checkIndexKey(key []byte) error {
 	if len(key) == 0 || key[0] != IndexPrefix {
@@ -124,6 +129,13 @@ func checkIndexKey(key []byte) error {
 
 // AddBits sets bm's bits in the posting list at key.
 func (w *IndexWriter) AddBits(key []byte, bm *roaring.Bitmap) error {
+	if w.run != nil {
+		if err := checkIndexKey(key); err != nil {
+			return err
+		}
+		w.run.posting(key, bm.ToArray())
+		return nil
+	}
 	return w.merge(key, bm, nil)
 }
 
@@ -134,6 +146,10 @@ func (w *IndexWriter) AddBits(key []byte, bm *roaring.Bitmap) error {
 func (w *IndexWriter) AddSorted(key []byte, nums []uint32) error {
 	if err := checkIndexKey(key); err != nil {
 		return err
+	}
+	if w.run != nil {
+		w.run.posting(key, nums)
+		return nil
 	}
 	var ok bool
 	if w.op, ok = encodeSortedOperand(w.op[:0], nums); !ok {
@@ -146,6 +162,9 @@ func (w *IndexWriter) AddSorted(key []byte, nums []uint32) error {
 
 // RemoveBits clears bm's bits in the posting list at key.
 func (w *IndexWriter) RemoveBits(key []byte, bm *roaring.Bitmap) error {
+	if w.run != nil {
+		return errLoadRemoval
+	}
 	return w.merge(key, roaring.New(), bm)
 }
 
@@ -169,6 +188,10 @@ func (w *IndexWriter) Set(key, value []byte) error {
 	if isEmptyPosting(value) {
 		return fmt.Errorf("%w: index key %q: a plain value may not read as an empty posting list", ErrInvalid, key)
 	}
+	if w.run != nil {
+		w.run.set(key, value)
+		return nil
+	}
 	return w.b.set(key, value)
 }
 
@@ -178,6 +201,9 @@ func (w *IndexWriter) Set(key, value []byte) error {
 func (w *IndexWriter) Delete(key []byte) error {
 	if err := checkIndexKey(key); err != nil {
 		return err
+	}
+	if w.run != nil {
+		return errLoadRemoval
 	}
 	return w.b.del(key)
 }
@@ -262,4 +288,24 @@ func (s *Store) writeMeta(key, value []byte) error {
 		return err
 	}
 	return b.wait()
+}
+
+// IndexExtractor is an Indexer that splits Add in two, so that the work
+// that reads a document runs outside the writer lock: Extract, safe for
+// concurrent use, walks the document and returns its postings with their
+// paths spelled out; AddExtracted, under the writer lock like Add, turns
+// them into the keys of document num (allocating new path ids) and
+// records them as Add does. PutBatch and Loader use it when the store's
+// Indexer implements it.
+type IndexExtractor interface {
+	Indexer
+	// Extract returns the document's postings, valid after doc's bytes
+	// are gone. It is safe for concurrent use with every other method.
+	Extract(doc IndexedDoc) (any, error)
+	// AddExtracted is Add for what Extract returned for the document.
+	AddExtracted(num uint32, x any) error
+	// FlushRun writes the postings recorded since the last FlushRun and
+	// forgets them, keeping what only Flush writes (new paths) for the
+	// Flush that ends the mutation. A Loader writes a run at a time.
+	FlushRun(w *IndexWriter) error
 }

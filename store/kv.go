@@ -18,7 +18,8 @@ import (
 // Pebble-owned byte slice escapes it.
 type kv struct {
 	db    *pebble.DB
-	fault *faultState // disk faults: mutations are refused after one (kv_fault.go)
+	opts  *pebble.Options // as opened, with Pebble's defaults filled in: the Loader's tables follow them
+	fault *faultState     // disk faults: mutations are refused after one (kv_fault.go)
 }
 
 // openKV opens (creating if needed) the Pebble database in dir. The
@@ -67,7 +68,9 @@ func openKV(dir string, o *Options) (*kv, error) {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
 	fault.opened.Store(true)
-	return &kv{db: db, fault: fault}, nil
+	po = po.Clone()
+	po.EnsureDefaults()
+	return &kv{db: db, opts: po, fault: fault}, nil
 }
 
 // exists reports whether dir holds a Pebble database, reading only.

@@ -52,40 +52,20 @@ func (e *BatchError) Unwrap() error { return e.Err }
 
 // PutBatch stores docs in one atomic, durable commit: all of them or, on
 // any error, none. Errors are *BatchError naming the failing document.
+// Documents are parsed and their postings extracted by parallel workers
+// before the writer lock is taken (Prepare); under it the writer only
+// numbers, checks keys and commits.
 func (s *Store) PutBatch(ctx context.Context, docs []Document) ([]Ref, error) {
-	parsed := make([]*Parsed, len(docs))
-	owners := make([]string, len(docs))
-	for i, d := range docs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p := d.Parsed
-		if p == nil {
-			var err error
-			if p, err = s.Parse(d.Body, d.Kind); err != nil {
-				return nil, &BatchError{Index: i, Err: err}
-			}
-		}
-		if d.Signals != nil {
-			c := *p
-			c.Signals = d.Signals
-			p = &c
-		}
-		owners[i] = d.Owner
-		if owners[i] == "" {
-			owners[i] = Principal(ctx)
-		}
-		if err := checkOwner(owners[i]); err != nil {
-			return nil, &BatchError{Index: i, Err: err}
-		}
-		parsed[i] = p
+	prep, err := s.PrepareAll(ctx, docs)
+	if err != nil {
+		return nil, err
 	}
-	return s.commitPuts(ctx, parsed, owners, docs)
+	return s.commitPuts(ctx, prep)
 }
 
-// commitPuts writes parsed documents in one batch under the writer lock and
-// waits for the fsync outside it.
-func (s *Store) commitPuts(ctx context.Context, docs []*Parsed, owners []string, in []Document) ([]Ref, error) {
+// commitPuts writes prepared documents in one batch under the writer lock
+// and waits for the fsync outside it.
+func (s *Store) commitPuts(ctx context.Context, docs []*Prepared) ([]Ref, error) {
 	s.mu.Lock()
 	if err := s.checkOpen(); err != nil {
 		s.mu.Unlock()
@@ -94,7 +74,7 @@ func (s *Store) commitPuts(ctx context.Context, docs []*Parsed, owners []string,
 	m := s.newMutation(ctx)
 	refs := make([]Ref, len(docs))
 	for i, d := range docs {
-		ref, err := m.put(d, owners[i], in[i].Unbound)
+		ref, err := m.put(d)
 		if err != nil {
 			m.abort()
 			return nil, &BatchError{Index: i, Err: err}
@@ -112,6 +92,7 @@ func (s *Store) commitPuts(ctx context.Context, docs []*Parsed, owners []string,
 type mutation struct {
 	s         *Store
 	b         *batch
+	w         docSink // where the document keys go: b, or a Loader's run
 	principal string
 	nextNum   uint32
 	head      chainHead
@@ -122,7 +103,8 @@ type mutation struct {
 }
 
 func (s *Store) newMutation(ctx context.Context) *mutation {
-	return &mutation{s: s, b: s.kv.newBatch(), principal: Principal(ctx), nextNum: s.nextNum, head: s.head}
+	b := s.kv.newBatch()
+	return &mutation{s: s, b: b, w: b, principal: Principal(ctx), nextNum: s.nextNum, head: s.head}
 }
 
 // abort drops the mutation and releases the writer lock.
@@ -193,7 +175,8 @@ func (m *mutation) finish() error {
 
 // put adds one document to the mutation, or returns the existing Ref when
 // the same owner already stores the same content.
-func (m *mutation) put(p *Parsed, owner string, unbound UnboundPolicy) (Ref, error) {
+func (m *mutation) put(pd *Prepared) (Ref, error) {
+	p, owner := pd.p, pd.owner
 	d := &p.Document
 	id := d.ID()
 	if ref, found, err := m.existing(id, d, owner); found || err != nil {
@@ -204,7 +187,7 @@ func (m *mutation) put(p *Parsed, owner string, unbound UnboundPolicy) (Ref, err
 			return Ref{}, replayOf(p, err)
 		}
 	}
-	msg, err := m.checkMessage(p, owner, unbound)
+	msg, err := m.checkMessage(p, owner, pd.unbound)
 	if err != nil {
 		return Ref{}, err
 	}
@@ -213,36 +196,65 @@ func (m *mutation) put(p *Parsed, owner string, unbound UnboundPolicy) (Ref, err
 	}
 	num := m.nextNum
 	m.nextNum++
-	r := Receipt{Principal: m.principal, Op: "put", Kind: d.Kind, Owner: owner, Num: num, HashAfter: id.String()}
 	rec := record{id: id, kind: d.Kind, owner: owner, naturalKey: d.NaturalKey,
 		signals: encodeSignals(d.Signals), seq: m.head.seq + 1}
 	if err := m.setRecord(num, &rec, d.Canonical); err != nil {
 		return Ref{}, err
 	}
-	b := m.b
-	_ = b.set(AppendIDKey(nil, id, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
-	if d.NaturalKey != "" {
-		_ = b.set(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), binary.BigEndian.AppendUint32(nil, num))
-	}
-	_ = b.set(AppendKindKey(nil, d.Kind, num), nil)
+	m.writeDoc(num, &rec)
 	if err := m.writeMessage(num, p, owner, msg); err != nil {
 		return Ref{}, err
 	}
-	if ix := m.s.opts.Indexer; ix != nil && !m.dry {
-		if err := ix.Add(num, IndexedDoc{Kind: d.Kind, Owner: owner, Score: scoreOf(d.Signals),
-			CandidateID: candidateID(d.NaturalKey, id), Canonical: d.Canonical, View: d.View}); err != nil {
-			return Ref{}, fmt.Errorf("index: %w", err)
-		}
+	if err := m.index(num, pd); err != nil {
+		return Ref{}, err
 	}
-	m.appendReceipt(r)
+	m.appendReceipt(Receipt{Principal: m.principal, Op: "put", Kind: d.Kind, Owner: owner, Num: num, HashAfter: id.String()})
 	ref := rec.ref(num)
 	ref.Created = true
 	return ref, nil
 }
 
+// writeDoc writes the keys that find document num with record rec: its
+// id key, natural key and kind key (setRecord writes the record itself).
+// Every path that stores a document (a mutation, a Loader) goes through
+// put, so a change of the record reaches them all.
+func (m *mutation) writeDoc(num uint32, rec *record) {
+	w := m.w
+	_ = w.set(AppendIDKey(nil, rec.id, rec.owner, rec.naturalKey), binary.BigEndian.AppendUint32(nil, num))
+	if rec.naturalKey != "" {
+		_ = w.set(AppendNaturalKey(nil, rec.kind, rec.owner, rec.naturalKey), binary.BigEndian.AppendUint32(nil, num))
+	}
+	_ = w.set(AppendKindKey(nil, rec.kind, num), nil)
+}
+
+// index hands document num to the indexer: what Prepare extracted, or
+// the document itself when nothing was.
+func (m *mutation) index(num uint32, pd *Prepared) error {
+	ix := m.s.opts.Indexer
+	if ix == nil || m.dry {
+		return nil
+	}
+	var err error
+	if xi, ok := ix.(IndexExtractor); ok && pd.x != nil {
+		err = xi.AddExtracted(num, pd.x)
+	} else {
+		err = ix.Add(num, indexedDoc(&pd.p.Document, pd.owner))
+	}
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+// indexedDoc is what an Indexer sees of d, owned by owner.
+func indexedDoc(d *canon.Document, owner string) IndexedDoc {
+	return IndexedDoc{Kind: d.Kind, Owner: owner, Score: scoreOf(d.Signals),
+		CandidateID: candidateID(d.NaturalKey, d.ID()), Canonical: d.Canonical, View: d.View}
+}
+
 // existing looks for the same content under the same owner.
 func (m *mutation) existing(id canon.ContentID, d *canon.Document, owner string) (Ref, bool, error) {
-	v, found, err := m.b.get(AppendIDKey(nil, id, owner, d.NaturalKey), nil)
+	v, found, err := m.w.get(AppendIDKey(nil, id, owner, d.NaturalKey), nil)
 	if err != nil || !found {
 		return Ref{}, false, err
 	}
@@ -264,7 +276,7 @@ func (m *mutation) existing(id canon.ContentID, d *canon.Document, owner string)
 }
 
 func (m *mutation) checkNaturalKey(id canon.ContentID, d *canon.Document, owner string) error {
-	v, found, err := m.b.get(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), nil)
+	v, found, err := m.w.get(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), nil)
 	if err != nil || !found {
 		return err
 	}
@@ -276,7 +288,7 @@ func (m *mutation) checkNaturalKey(id canon.ContentID, d *canon.Document, owner 
 }
 
 func (m *mutation) record(num uint32) (record, error) {
-	rec, found, err := readRecord(m.b.get, num)
+	rec, found, err := readRecord(m.w.get, num)
 	if err == nil && !found {
 		err = fmt.Errorf("%w: document %d is referenced but has no record", ErrCorrupt, num)
 	}
@@ -310,19 +322,19 @@ func (m *mutation) setRecord(num uint32, rec *record, canonical []byte) error {
 	case n == 1:
 		// Idempotent when the blob is there already: the content was
 		// shared before and lost all but one of its documents since.
-		_ = m.b.set(AppendBlobKey(nil, blob), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
+		_ = m.w.set(AppendBlobKey(nil, blob), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
 	}
-	_ = m.b.set(AppendDocKey(m.buf[:0], num), rec.append(nil, num))
+	_ = m.w.set(AppendDocKey(m.buf[:0], num), rec.append(nil, num))
 	col := columnOf(num, rec, scoreOf(sig))
-	_ = m.b.set(AppendColumnKey(nil, num), appendColumn(nil, &col))
+	_ = m.w.set(AppendColumnKey(nil, num), appendColumn(nil, &col))
 	m.cols = append(m.cols, col)
-	return m.b.set(AppendRefsKey(nil, rec.id), appendRefs(nil, rec.blob, n+1))
+	return m.w.set(AppendRefsKey(nil, rec.id), appendRefs(nil, rec.blob, n+1))
 }
 
 // refs returns the blob number of id and its reference count, 0 when the
 // content is not stored.
 func (m *mutation) refs(id canon.ContentID) (uint32, uint64, error) {
-	v, found, err := m.b.get(AppendRefsKey(nil, id), nil)
+	v, found, err := m.w.get(AppendRefsKey(nil, id), nil)
 	if err != nil || !found {
 		return 0, 0, err
 	}
@@ -337,7 +349,7 @@ func (m *mutation) refs(id canon.ContentID) (uint32, uint64, error) {
 func (m *mutation) appendReceipt(r Receipt) {
 	r = m.head.next(r)
 	body := r.appendJSON(nil)
-	_ = m.b.set(AppendReceiptKey(nil, r.Seq), body)
+	_ = m.w.set(AppendReceiptKey(nil, r.Seq), body)
 	m.head = chainHead{seq: r.Seq, hash: sha256.Sum256(body)}
 }
 
@@ -348,7 +360,8 @@ func (s *Store) Check(d *canon.Document, owner string) error {
 	if err := checkOwner(owner); err != nil {
 		return err
 	}
-	m := &mutation{s: s, b: s.kv.newBatch()}
+	b := s.kv.newBatch()
+	m := &mutation{s: s, b: b, w: b}
 	defer m.b.close()
 	if _, found, err := m.existing(d.ID(), d, owner); found || err != nil {
 		return err
@@ -361,3 +374,10 @@ func (s *Store) Check(d *canon.Document, owner string) error {
 
 // Limits returns the document limits the store applies.
 func (s *Store) Limits() canon.Limits { return s.opts.Limits }
+
+// docSink is where a mutation reads and writes the keys of the documents
+// it puts: its Pebble batch, or a Loader's run over the committed store.
+type docSink interface {
+	get(key, dst []byte) ([]byte, bool, error)
+	set(key, value []byte) error
+}

@@ -57,6 +57,12 @@ func Open(dir string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	s := &Store{dir: dir, opts: o, kv: k, changed: make(chan struct{})}
+	if !o.ReadOnly {
+		if err := removeLoadTemp(k.fs(), dir); err != nil { // what a killed load left
+			_ = k.close()
+			return nil, err
+		}
+	}
 	if err := s.loadMeta(); err != nil {
 		_ = k.close()
 		return nil, err

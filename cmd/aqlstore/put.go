@@ -91,6 +91,9 @@ func (c *putCommand) run(ctx context.Context, args []string) error {
 	if owner == "" {
 		owner = store.Principal(ctx)
 	}
+	if err := c.load(ctx, s, files, owner); !errors.Is(err, errHasMessages) {
+		return err
+	}
 	total, err := c.check(ctx, s, files, owner)
 	if err != nil {
 		return err
@@ -257,19 +260,8 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 	if err != nil {
 		return total, err
 	}
-	more := ""
-	if bad > c.maxErrors {
-		more = fmt.Sprintf("… and %d more bad documents (--max-errors %d lists more)", bad-c.maxErrors, c.maxErrors)
-		if !c.m.asJSON {
-			fmt.Fprintln(c.m.Stderr, more)
-			more = ""
-		} else { // the problems list stops at --max-errors: the message counts the rest
-			more = "; " + strings.TrimPrefix(more, "… ")
-		}
-	}
 	if bad > 0 {
-		return total, &problemsError{code: "invalid_document", problems: problems,
-			err: fmt.Errorf("%d of %d documents rejected%s; nothing was stored (fix them and run put again)", bad, total, more)}
+		return total, c.rejected(bad, total, problems)
 	}
 	return total, nil
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// On a terminal put shows progress while it checks as well as while it
-// stores, and its summary starts a line of its own after the bar.
+// On a terminal put shows progress while it loads, and its summary
+// starts a line of its own after the bar.
 func TestPutProgressOnTerminal(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	var out, errb bytes.Buffer
@@ -19,8 +19,8 @@ func TestPutProgressOnTerminal(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	errs := errb.String()
-	if !strings.Contains(errs, "checking") || !strings.Contains(errs, "storing") {
-		t.Errorf("stderr shows no progress for both phases (checking, storing):\n%q", errs)
+	if !strings.Contains(errs, "loading") {
+		t.Errorf("stderr shows no progress:\n%q", errs)
 	}
 	if !strings.Contains(errs, "\nstored 50 documents") {
 		t.Errorf("the summary does not start a line of its own:\n%q", errs)

@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// tableWriter writes one sstable for ingestion: keys in strictly
+// ascending order, plain values only (no merge operands, no deletions),
+// in the table format, compression, block size and bloom filters the
+// store writes its own tables with.
+type tableWriter struct {
+	w     *sstable.Writer
+	path  string
+	bytes int64 // keys and values written, before compression
+}
+
+// newTable creates the sstable at path.
+func (k *kv) newTable(path string) (*tableWriter, error) {
+	f, err := k.opts.FS.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return nil, err
+	}
+	format := k.db.FormatMajorVersion().MaxTableFormat()
+	wo := k.opts.MakeWriterOptions(len(k.opts.Levels)-1, format)
+	return &tableWriter{w: sstable.NewWriter(objstorageprovider.NewFileWritable(f), wo), path: path}, nil
+}
+
+func (t *tableWriter) set(key, value []byte) error {
+	t.bytes += int64(len(key) + len(value))
+	return t.w.Set(key, value)
+}
+
+// close finishes the table and syncs it.
+func (t *tableWriter) close() error { return t.w.Close() }
+
+// ingest adds the tables at paths to the database in one atomic step:
+// after a crash either every key of every table is in the store or none
+// is. Their keys shadow older values of the same keys. The tables must
+// not overlap each other; they may overlap what the store holds.
+func (k *kv) ingest(paths []string) error {
+	if err := k.fault.refusal(); err != nil {
+		return err
+	}
+	if err := k.db.Ingest(context.Background(), paths); err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	return nil
+}
+
+// fs is the file system the database lives on.
+func (k *kv) fs() vfs.FS { return k.opts.FS }

@@ -1,0 +1,345 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// A run is the keys a Loader gathered for a span of documents: plain
+// values (document keys, receipts, index keys set whole) and posting
+// lists (ascending document numbers, all of them above every number of
+// an earlier run). It is sorted once, when it is spilled or merged.
+//
+// A spilled run is a file of entries in key order:
+//
+//	uvarint(len key) key tag uvarint(len value) value
+//
+// tag 's' for a plain value, 'p' for a posting list, whose value is the
+// numbers as 4-byte little-endian words.
+type loadRun struct {
+	ents  []runEntry
+	bytes int // keys and values held
+	docs  int
+}
+
+type runEntry struct {
+	key, value []byte
+	seq        int32 // the order it was set in: of two values of a key the later wins
+	posting    bool
+}
+
+const (
+	tagPlain   = 's'
+	tagPosting = 'p'
+)
+
+func newLoadRun() *loadRun { return &loadRun{} }
+
+func (r *loadRun) set(key, value []byte) {
+	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: bytes.Clone(value), seq: int32(len(r.ents))})
+	r.bytes += len(key) + len(value)
+}
+
+func (r *loadRun) posting(key []byte, nums []uint32) {
+	v := make([]byte, 4*len(nums))
+	for i, n := range nums {
+		binary.LittleEndian.PutUint32(v[4*i:], n)
+	}
+	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: v, seq: int32(len(r.ents)), posting: true})
+	r.bytes += len(key) + len(v)
+}
+
+// sort orders the entries by key; of two plain values of one key (a
+// reference count counted up twice) the later wins.
+func (r *loadRun) sort() {
+	slices.SortFunc(r.ents, func(a, b runEntry) int {
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return int(a.seq - b.seq)
+	})
+	out := r.ents[:0]
+	for i, e := range r.ents {
+		if i+1 < len(r.ents) && bytes.Equal(e.key, r.ents[i+1].key) && !e.posting && !r.ents[i+1].posting {
+			continue
+		}
+		out = append(out, e)
+	}
+	r.ents = out
+}
+
+func (r *loadRun) spill(fs vfs.FS, path string) error {
+	r.sort()
+	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var hdr []byte
+	for _, e := range r.ents {
+		hdr = binary.AppendUvarint(hdr[:0], uint64(len(e.key)))
+		hdr = append(hdr, e.key...)
+		hdr = append(hdr, tagOf(e.posting))
+		hdr = binary.AppendUvarint(hdr, uint64(len(e.value)))
+		if _, err := w.Write(hdr); err != nil {
+			f.Close()
+			return err
+		}
+		if _, err := w.Write(e.value); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func tagOf(posting bool) byte {
+	if posting {
+		return tagPosting
+	}
+	return tagPlain
+}
+
+// runSource yields a run's entries in key order: a spilled file, or the
+// last run, still in memory.
+type runSource struct {
+	order int // the run's position: later runs win and hold later numbers
+	cur   runEntry
+	ents  []runEntry    // in memory
+	r     *bufio.Reader // spilled
+	f     vfs.File
+}
+
+// next moves to the next entry; false at the end.
+func (s *runSource) next() (bool, error) {
+	if s.r == nil {
+		if len(s.ents) == 0 {
+			return false, nil
+		}
+		s.cur, s.ents = s.ents[0], s.ents[1:]
+		return true, nil
+	}
+	kl, err := binary.ReadUvarint(s.r)
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	key := make([]byte, kl+1)
+	if _, err := io.ReadFull(s.r, key); err != nil {
+		return false, fmt.Errorf("run %d: %w", s.order+1, err)
+	}
+	vl, err := binary.ReadUvarint(s.r)
+	if err != nil {
+		return false, fmt.Errorf("run %d: %w", s.order+1, err)
+	}
+	value := make([]byte, vl)
+	if _, err := io.ReadFull(s.r, value); err != nil {
+		return false, fmt.Errorf("run %d: %w", s.order+1, err)
+	}
+	s.cur = runEntry{key: key[:kl], value: value, posting: key[kl] == tagPosting}
+	return true, nil
+}
+
+// sources is a heap of runs by (current key, run order).
+type sources []*runSource
+
+func (h sources) Len() int { return len(h) }
+func (h sources) Less(i, j int) bool {
+	if c := bytes.Compare(h[i].cur.key, h[j].cur.key); c != 0 {
+		return c < 0
+	}
+	return h[i].order < h[j].order
+}
+func (h sources) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *sources) Push(x any)   { *h = append(*h, x.(*runSource)) }
+func (h *sources) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// loadTableBytes is where merge starts a new sstable: the tables Pebble
+// compacts itself are of this order.
+const loadTableBytes = 128 << 20
+
+// merge merges the spilled runs and the last one into sstables of
+// ascending, non-overlapping key ranges, and returns their paths. A
+// posting list is the concatenation of its runs' numbers ORed with the
+// committed list of its key, read by a cursor that moves forward over
+// the store's index keys as the merge does.
+func (l *Loader) merge() ([]string, error) {
+	fs := l.s.kv.fs()
+	h := make(sources, 0, len(l.runs)+1)
+	defer func() {
+		for _, s := range h {
+			if s.f != nil {
+				s.f.Close()
+			}
+		}
+	}()
+	for i, path := range l.runs {
+		f, err := fs.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		h = append(h, &runSource{order: i, f: f, r: bufio.NewReaderSize(f, 1<<20)})
+	}
+	l.run.sort()
+	h = append(h, &runSource{order: len(l.runs), ents: l.run.ents})
+	live := h[:0]
+	for _, s := range h {
+		ok, err := s.next()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			live = append(live, s)
+		}
+	}
+	h = live
+	heap.Init(&h)
+
+	view := l.s.kv.newView()
+	defer view.close()
+	cur, err := view.cursor([]byte{IndexPrefix}, []byte{IndexPrefix + 1})
+	if err != nil {
+		return nil, err
+	}
+	defer cur.close()
+
+	m := tableMerge{l: l, cur: cur}
+	var nums []uint32
+	for h.Len() > 0 {
+		top := h[0]
+		key := top.cur.key
+		e := top.cur
+		nums = nums[:0]
+		if e.posting {
+			nums = appendWords(nums, e.value)
+		}
+		if err := advance(&h); err != nil {
+			return nil, err
+		}
+		for h.Len() > 0 && bytes.Equal(h[0].cur.key, key) {
+			next := h[0].cur
+			switch {
+			case next.posting != e.posting:
+				return nil, fmt.Errorf("%w: key %q is both a posting list and a plain value in a load", ErrCorrupt, key)
+			case next.posting:
+				nums = appendWords(nums, next.value)
+			default:
+				e = next // the later run's value wins
+			}
+			if err := advance(&h); err != nil {
+				return nil, err
+			}
+		}
+		value := e.value
+		if e.posting {
+			if value, err = m.posting(key, nums); err != nil {
+				return nil, err
+			}
+		}
+		if err := m.add(key, value); err != nil {
+			return nil, err
+		}
+	}
+	return m.finish()
+}
+
+// advance moves the heap's top run to its next entry.
+func advance(h *sources) error {
+	ok, err := (*h)[0].next()
+	if err != nil {
+		return err
+	}
+	if ok {
+		heap.Fix(h, 0)
+	} else {
+		heap.Pop(h)
+	}
+	return nil
+}
+
+func appendWords(dst []uint32, v []byte) []uint32 {
+	for i := 0; i+4 <= len(v); i += 4 {
+		dst = append(dst, binary.LittleEndian.Uint32(v[i:]))
+	}
+	return dst
+}
+
+// tableMerge writes the merged keys into a sequence of sstables.
+type tableMerge struct {
+	l      *Loader
+	cur    *cursor
+	t      *tableWriter
+	tables []string
+	old    []byte
+}
+
+// posting returns the stored value of the posting list at key: nums
+// (ascending) ORed with the committed list there.
+func (m *tableMerge) posting(key []byte, nums []uint32) ([]byte, error) {
+	var found bool
+	var err error
+	m.old, found, err = m.cur.seek(key, m.old[:0])
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		if v, ok := encodeSortedOperand(nil, nums); ok {
+			return v, nil
+		}
+	}
+	bm := roaring.New()
+	if found {
+		if bm, err = decodeBitmap(m.old); err != nil {
+			return nil, fmt.Errorf("posting list %q: %w", key, err)
+		}
+	}
+	bm.AddMany(nums)
+	return encodeOperand(nil, bm, nil)
+}
+
+func (m *tableMerge) add(key, value []byte) error {
+	if m.t != nil && m.t.bytes >= loadTableBytes {
+		if err := m.t.close(); err != nil {
+			return err
+		}
+		m.t = nil
+	}
+	if m.t == nil {
+		path := filepath.Join(m.l.dir, fmt.Sprintf("table-%06d.sst", len(m.tables)+1))
+		t, err := m.l.s.kv.newTable(path)
+		if err != nil {
+			return err
+		}
+		m.t, m.tables = t, append(m.tables, path)
+	}
+	return m.t.set(key, value)
+}
+
+func (m *tableMerge) finish() ([]string, error) {
+	if m.t != nil {
+		if err := m.t.close(); err != nil {
+			return nil, err
+		}
+	}
+	return m.tables, nil
+}
