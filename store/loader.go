@@ -163,8 +163,21 @@ func (l *Loader) get(key, dst []byte) ([]byte, bool, error) {
 // documents' checks read are remembered.
 func (l *Loader) set(key, value []byte) error {
 	switch key[0] {
-	case prefixID, prefixNatural, prefixRefs, prefixDoc:
+	case prefixID, prefixNatural, prefixRefs:
 		l.mem[string(key)] = append([]byte(nil), value...)
+	case prefixDoc:
+		// The load's checks read records (kind, owner, signals), never
+		// bodies: a record is remembered with its inline body cut to the
+		// codec byte, or memory would hold the whole input.
+		num := binary.BigEndian.Uint32(key[1:])
+		rec, err := decodeRecord(num, value)
+		if err != nil {
+			return err
+		}
+		if rec.inline != nil {
+			rec.inline = rec.inline[:1]
+		}
+		l.mem[string(key)] = rec.append(nil, num)
 	}
 	l.run.set(key, value)
 	return nil
