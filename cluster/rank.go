@@ -4,7 +4,7 @@ import (
 	"cmp"
 
 	"github.com/aqlstore/aqlstore/canon"
-	"github.com/aqlstore/aqlstore/query/aql"
+	"github.com/aqlstore/aqlstore/query"
 )
 
 // rankKey places a candidate in the cluster's rank order: score
@@ -20,7 +20,7 @@ type rankKey struct {
 }
 
 func compareKeys(a, b *rankKey) int {
-	if c := compareScore(a.Score, b.Score); c != 0 {
+	if c := query.CompareScore(a.Score, b.Score); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.ID, b.ID); c != 0 {
@@ -30,23 +30,4 @@ func compareKeys(a, b *rankKey) int {
 		return c
 	}
 	return cmp.Compare(a.Shard, b.Shard)
-}
-
-// compareScore orders higher scores first, exactly (decimals), as
-// package query's rank order does.
-func compareScore(a, b canon.Number) int {
-	switch {
-	case a == b:
-		return 0
-	case a == "":
-		return 1
-	case b == "":
-		return -1
-	}
-	da, okA := aql.ParseDecimal(a)
-	db, okB := aql.ParseDecimal(b)
-	if !okA || !okB {
-		return cmp.Compare(string(b), string(a))
-	}
-	return db.Cmp(da)
 }

@@ -69,7 +69,7 @@ type rankKeyed struct {
 }
 
 func compareRank(a, b *Candidate) int {
-	if c := compareScore(a.Score, b.Score); c != 0 {
+	if c := CompareScore(a.Score, b.Score); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.CandidateID, b.CandidateID); c != 0 {
@@ -78,8 +78,11 @@ func compareRank(a, b *Candidate) int {
 	return cmp.Compare(a.num, b.num)
 }
 
-// compareScore orders higher scores first.
-func compareScore(a, b canon.Number) int {
+// CompareScore orders scores as the rank order does: higher first,
+// compared as exact decimals, a candidate without a score last. A merge
+// of ranked lists from several stores (package cluster) uses it to agree
+// with one store's order.
+func CompareScore(a, b canon.Number) int {
 	switch {
 	case a == b:
 		return 0
