@@ -17,18 +17,8 @@ func AppendRawDoc(dst []byte, d *canon.RawDoc, include, exclude []*canon.Pointer
 	if len(doc) == 0 || doc[0] != '{' {
 		return dst, nil, notObjectRaw(doc)
 	}
-	r := markers.Get().(*rawMarker)
-	defer markers.Put(r)
-	r.root, r.doc = &mark{}, d
-	defer func() { r.root, r.doc = nil, nil }()
-	for _, p := range include {
-		if !r.markAll(doc, p, func(m *mark) { m.include = true }) {
-			missing = append(missing, p.String())
-		}
-	}
-	for _, p := range exclude {
-		r.markAll(doc, p, func(m *mark) { m.exclude = true })
-	}
+	r, missing := markPaths(doc, d, include, exclude)
+	defer r.release()
 	out, ok, err := appendRaw(dst, doc, d, r.root, false)
 	switch {
 	case err != nil:

@@ -40,18 +40,8 @@ func applyRaw(doc []byte, rd *canon.RawDoc, include, exclude []*canon.Pointer) (
 	if len(doc) == 0 || doc[0] != '{' {
 		return nil, nil, notObjectRaw(doc)
 	}
-	r := markers.Get().(*rawMarker)
-	defer markers.Put(r)
-	r.root, r.doc = &mark{}, rd
-	defer func() { r.root, r.doc = nil, nil }()
-	for _, p := range include {
-		if !r.markAll(doc, p, func(m *mark) { m.include = true }) {
-			missing = append(missing, p.String())
-		}
-	}
-	for _, p := range exclude {
-		r.markAll(doc, p, func(m *mark) { m.exclude = true })
-	}
+	r, missing := markPaths(doc, rd, include, exclude)
+	defer r.release()
 	out, ok, err := buildRaw(doc, rd, r.root, false)
 	switch {
 	case err != nil:
@@ -87,6 +77,29 @@ func notObjectRaw(b []byte) error {
 var markers = sync.Pool{New: func() any { return new(rawMarker) }}
 
 // rawMarker marks the nodes pointers select in canonical bytes.
+// markPaths marks, on a pooled marker, the nodes of doc that include and
+// exclude select, and lists the include pointers that select none. rd,
+// when set, is doc's RawDoc. The caller releases the marker.
+func markPaths(doc []byte, rd *canon.RawDoc, include, exclude []*canon.Pointer) (r *rawMarker, missing []string) {
+	r = markers.Get().(*rawMarker)
+	r.root, r.doc = &mark{}, rd
+	for _, p := range include {
+		if !r.markAll(doc, p, func(m *mark) { m.include = true }) {
+			missing = append(missing, p.String())
+		}
+	}
+	for _, p := range exclude {
+		r.markAll(doc, p, func(m *mark) { m.exclude = true })
+	}
+	return r, missing
+}
+
+// release returns the marker to its pool, holding nothing of the document.
+func (r *rawMarker) release() {
+	r.root, r.doc = nil, nil
+	markers.Put(r)
+}
+
 type rawMarker struct {
 	root   *mark
 	doc    *canon.RawDoc // the document's table, when the caller has one
