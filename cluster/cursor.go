@@ -1,12 +1,9 @@
 package cluster
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
-	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/sign"
 )
@@ -25,7 +22,7 @@ type cursorState struct {
 const cursorPurpose = "cluster full_set cursor"
 
 func encodeCursor(signer *sign.Signer, in *aql.Intent, key rankKey, rank int) string {
-	b, _ := json.Marshal(cursorState{Intent: intentDigest(in), Key: key, Rank: rank})
+	b, _ := json.Marshal(cursorState{Intent: in.Digest(), Key: key, Rank: rank})
 	return signer.Sealer(cursorPurpose).Seal(b)
 }
 
@@ -38,21 +35,8 @@ func decodeCursor(signer *sign.Signer, in *aql.Intent, s string) (*cursorState, 
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, fmt.Errorf("%w: malformed", ErrBadCursor)
 	}
-	if c.Intent != intentDigest(in) {
+	if c.Intent != in.Digest() {
 		return nil, fmt.Errorf("%w: issued for another intent; pass the intent the cursor came with", ErrBadCursor)
 	}
 	return &c, nil
-}
-
-// intentDigest is the sha256 of the intent's RFC 8785 form without its
-// signature: what the issuer signed.
-func intentDigest(in *aql.Intent) string {
-	doc := make(map[string]any, len(in.Document))
-	for k, v := range in.Document {
-		if k != "signature" {
-			doc[k] = v
-		}
-	}
-	sum := sha256.Sum256(canon.AppendValue(nil, doc))
-	return hex.EncodeToString(sum[:])
 }

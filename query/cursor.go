@@ -1,8 +1,6 @@
 package query
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 
@@ -29,7 +27,7 @@ const cursorPurpose = "full_set cursor"
 // intent (sign.Sealer): a reader can neither alter a cursor nor read the
 // document number in it, which counts every tenant's documents.
 func encodeCursor(signer *sign.Signer, in *aql.Intent, c cursorState) (string, error) {
-	doc := map[string]any{"intent": intentDigest(in), "score": string(c.score), "id": c.id,
+	doc := map[string]any{"intent": in.Digest(), "score": string(c.score), "id": c.id,
 		"num": canon.Number(strconv.FormatUint(uint64(c.num), 10)), "rank": canon.Number(strconv.Itoa(c.rank))}
 	return signer.Sealer(cursorPurpose).Seal(canon.AppendValue(nil, doc)), nil
 }
@@ -45,7 +43,7 @@ func decodeCursor(signer *sign.Signer, in *aql.Intent, s string) (*cursorState, 
 	if err != nil || !isObj {
 		return nil, fmt.Errorf("%w: malformed", ErrBadCursor)
 	}
-	if doc["intent"] != intentDigest(in) {
+	if doc["intent"] != in.Digest() {
 		return nil, fmt.Errorf("%w: issued for another intent", ErrBadCursor)
 	}
 	return cursorFrom(doc)
@@ -63,19 +61,6 @@ func cursorFrom(doc map[string]any) (*cursorState, error) {
 }
 
 func asNumber(v any) canon.Number { n, _ := v.(canon.Number); return n }
-
-// intentDigest is the sha256 of the intent's RFC 8785 form without its
-// signature: what the issuer signed.
-func intentDigest(in *aql.Intent) string {
-	doc := make(map[string]any, len(in.Document))
-	for k, v := range in.Document {
-		if k != "signature" {
-			doc[k] = v
-		}
-	}
-	sum := sha256.Sum256(canon.AppendValue(nil, doc))
-	return hex.EncodeToString(sum[:])
-}
 
 // after reads the options' cursor into the resolution.
 func (r *resolution) after(cursor string) error {

@@ -1,6 +1,8 @@
 package aql
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -139,6 +141,20 @@ type Intent struct {
 	// Document is the decoded intent, exactly as received; its RFC 8785
 	// form without "signature" is what the issuer signed.
 	Document map[string]any
+}
+
+// Digest is the lowercase hex sha256 of the intent's RFC 8785 form
+// without its signature: what the issuer signed. A cursor carries it to
+// name the intent it continues.
+func (in *Intent) Digest() string {
+	doc := make(map[string]any, len(in.Document))
+	for k, v := range in.Document {
+		if k != "signature" {
+			doc[k] = v
+		}
+	}
+	sum := sha256.Sum256(canon.AppendValue(nil, doc))
+	return hex.EncodeToString(sum[:])
 }
 
 // Projection lists the include and exclude pointers, compiled.
