@@ -11,9 +11,8 @@ import (
 // deleteCommand removes one of the --as principal's documents, with a
 // receipt (store.Delete).
 type deleteCommand struct {
-	m    *Main
-	kind string
-	key  string
+	m *Main
+	targetFlags
 }
 
 func (c *deleteCommand) command() *cobra.Command {
@@ -23,13 +22,12 @@ func (c *deleteCommand) command() *cobra.Command {
 		Args:  args(cobra.MaximumNArgs(1)),
 		RunE:  func(cmd *cobra.Command, a []string) error { return c.run(cmd.Context(), a) },
 	}
-	cmd.Flags().StringVar(&c.kind, "kind", "", "kind of the natural key")
-	cmd.Flags().StringVar(&c.key, "key", "", "natural key (with --kind)")
+	c.targetFlags.add(cmd)
 	return cmd
 }
 
 func (c *deleteCommand) run(ctx context.Context, a []string) error {
-	t, err := parseTarget(a, c.kind, c.key)
+	t, err := c.target(a)
 	if err != nil {
 		return err
 	}

@@ -15,9 +15,8 @@ import (
 // getCommand prints one document's canonical bytes (--json: its JSON
 // view, see getJSON).
 type getCommand struct {
-	m    *Main
-	kind string
-	key  string
+	m *Main
+	targetFlags
 }
 
 func (c *getCommand) command() *cobra.Command {
@@ -27,13 +26,12 @@ func (c *getCommand) command() *cobra.Command {
 		Args:  args(cobra.MaximumNArgs(1)),
 		RunE:  func(cmd *cobra.Command, a []string) error { return c.run(cmd.Context(), a) },
 	}
-	cmd.Flags().StringVar(&c.kind, "kind", "", "kind of the natural key")
-	cmd.Flags().StringVar(&c.key, "key", "", "natural key (with --kind)")
+	c.targetFlags.add(cmd)
 	return cmd
 }
 
 func (c *getCommand) run(ctx context.Context, a []string) error {
-	target, err := parseTarget(a, c.kind, c.key)
+	target, err := c.target(a)
 	if err != nil {
 		return err
 	}
@@ -82,6 +80,21 @@ type target struct {
 	kind canon.Kind // "" when named by id
 	key  string
 }
+
+// targetFlags are the --kind and --key of a command that names one
+// document, by content id or by natural key (get, delete).
+type targetFlags struct {
+	kind string
+	key  string
+}
+
+func (f *targetFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.kind, "kind", "", "kind of the natural key")
+	cmd.Flags().StringVar(&f.key, "key", "", "natural key (with --kind)")
+}
+
+// target reads the document the command names (parseTarget).
+func (f *targetFlags) target(a []string) (target, error) { return parseTarget(a, f.kind, f.key) }
 
 // parseTarget reads a command's CONTENT-ID argument or its --kind and
 // --key; a wrong combination or an unknown kind is a usage error.
