@@ -37,16 +37,7 @@ func writeKnowledge(e *enc, s *source) {
 // knowledgeTopics writes one to three distinct random topics and, for the
 // controlled 1%, "quantum_gravity" (which the random pool lacks).
 func knowledgeTopics(e *enc, s *source) {
-	e.key("topics")
-	e.arr()
-	first := s.intn(len(topics))
-	for j := range s.between(1, 3) {
-		e.str(topics[(first+j)%len(topics)])
-	}
-	if s.hit(fieldTopic, rank1pct) {
-		e.str("quantum_gravity")
-	}
-	e.arrEnd()
+	someOf(e, s, "topics", topics, fieldTopic, "quantum_gravity")
 }
 
 func knowledgeLinks(e *enc, s *source) {

@@ -275,14 +275,21 @@ func manifestRisk(e *enc, s *source) {
 // manifestJurisdictions writes one to three distinct random jurisdictions
 // and, for the controlled 1%, "LI" (which the random pool lacks).
 func manifestJurisdictions(e *enc, s *source) {
-	e.key("jurisdictions")
+	someOf(e, s, "jurisdictions", jurisdictions, fieldJurisdiction, "LI")
+}
+
+// someOf writes member key as an array of one to three distinct values
+// of pool, consecutive from a random start, and, for the controlled 1% of
+// field, rare, a value pool lacks, so that a query for it selects 1%.
+func someOf(e *enc, s *source, key string, pool []string, f field, rare string) {
+	e.key(key)
 	e.arr()
-	first := s.intn(len(jurisdictions))
+	first := s.intn(len(pool))
 	for j := range s.between(1, 3) {
-		e.str(jurisdictions[(first+j)%len(jurisdictions)])
+		e.str(pool[(first+j)%len(pool)])
 	}
-	if s.hit(fieldJurisdiction, rank1pct) {
-		e.str("LI")
+	if s.hit(f, rank1pct) {
+		e.str(rare)
 	}
 	e.arrEnd()
 }
