@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -260,7 +261,7 @@ func (g *gathering) rejected(replies map[int]*reply, total int) ([]any, error) {
 	}
 	slices.SortStableFunc(all, func(a, b shardCandidate) int {
 		if a.Key.Order != b.Key.Order {
-			return compareInt64(a.Key.Order, b.Key.Order)
+			return cmp.Compare(a.Key.Order, b.Key.Order)
 		}
 		return a.Key.Shard - b.Key.Shard
 	})
@@ -280,16 +281,6 @@ func (g *gathering) rejected(replies map[int]*reply, total int) ([]any, error) {
 		out[i] = m
 	}
 	return out, nil
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (g *gathering) decisionID() string {

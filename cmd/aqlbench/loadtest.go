@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -125,7 +126,7 @@ func (c *loadtestCommand) bodies() (bodyFunc, error) {
 		return lookupBodies(c.lookups), nil
 	}
 	preds := corpus.Predicates(corpus.KindManifest)
-	p := slices.MinFunc(preds, func(a, b corpus.Predicate) int { return cmpFloat(a.Selectivity, b.Selectivity) })
+	p := slices.MinFunc(preds, func(a, b corpus.Predicate) int { return cmp.Compare(a.Selectivity, b.Selectivity) })
 	b := loadIntent(map[string]any{"path": p.Path, "operator": p.Operator, "value": toCanon(p.Value)})
 	return func(dst []byte, _ *rand.Rand) []byte { return append(dst, b...) }, nil
 }
@@ -160,16 +161,6 @@ func loadIntent(c map[string]any) []byte {
 		"signature": map[string]any{"alg": "EdDSA", "value": "unsigned"},
 	}
 	return canon.AppendValue(nil, doc)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // toCanon converts a predicate's Go value to canon's value model.
