@@ -36,6 +36,7 @@ type HandlerOptions struct {
 //	POST   /oap/intent?page_size=&cursor=&max_rejected=&partial=true
 //	                                    an intent → 200 the signed response
 //	POST   /oap/explain                 an intent → 200 {"shards": {"0": plan, …}}, each shard's plan
+//	POST   /storage/subscribe           a subscription intent → server-sent events (feed.go); also /oap/intent
 //	GET    /healthz                     the shards this node serves and what each applied
 //	GET    /shards/{i}/export           an export of shard i (Node.ExportShard), to bootstrap a new replica
 //
@@ -59,6 +60,7 @@ func (n *Node) Handler(ho *HandlerOptions) http.Handler {
 	mux.HandleFunc("DELETE /documents/{id}/grants/{grantee}", h.grant)
 	mux.HandleFunc("POST /oap/intent", h.intent)
 	mux.HandleFunc("POST /oap/explain", h.explain)
+	mux.HandleFunc("POST /storage/subscribe", h.subscribe)
 	mux.HandleFunc("GET /healthz", h.health)
 	mux.HandleFunc("GET /shards/{shard}/export", h.export)
 	return mux
@@ -168,6 +170,10 @@ func (h *handler) grant(w http.ResponseWriter, r *http.Request) {
 func (h *handler) intent(w http.ResponseWriter, r *http.Request) {
 	r, body, ok := h.request(w, r)
 	if !ok {
+		return
+	}
+	if in, err := aql.Parse(body, nil); err == nil && in.Category == aql.CategorySubscription {
+		h.feed(w, r, in, body) // server-sent events, as POST /storage/subscribe
 		return
 	}
 	qo, err := queryOptions(r)

@@ -19,13 +19,15 @@ import (
 
 // request is what a node asks one replica of a shard.
 type request struct {
-	Op        string `json:"op"` // "query" or "locate"
+	Op        string `json:"op"` // "query", "locate" or "match"
 	Principal string `json:"principal"`
 	// After is a sequence the replica must have applied before it
 	// answers (read-your-writes), 0 for none.
 	After uint64 `json:"after,omitempty"`
 
-	ID string `json:"id,omitempty"` // locate: the content id
+	ID    string     `json:"id,omitempty"`    // locate, match: the content id
+	Owner string     `json:"owner,omitempty"` // match: the document's owner and kind
+	Kind  canon.Kind `json:"kind,omitempty"`
 
 	Intent []byte    `json:"intent,omitempty"` // query: the intent as the client sent it
 	At     time.Time `json:"at"`
@@ -123,6 +125,8 @@ func (r *replica) answerErr(ctx context.Context, req *request) (*reply, error) {
 		return r.locate(ctx, req)
 	case "query":
 		return r.query(ctx, req)
+	case "match":
+		return r.match(ctx, req)
 	}
 	return nil, fmt.Errorf("unknown request op %q", req.Op)
 }
