@@ -41,8 +41,9 @@ type replica struct {
 
 	// applyMu is held while an entry is applied and while an export
 	// reads, so that an export reflects a sequence.
-	applyMu sync.Mutex
-	handled atomic.Uint64 // entries received from the stream (applied or skipped)
+	applyMu  sync.Mutex
+	handled  atomic.Uint64 // entries received from the stream (applied or skipped)
+	resolved atomic.Int64  // candidates the last query resolved in full
 
 	// life guards the store: handlers hold it for reading, close for
 	// writing, so that no request or entry reaches a closed store.
