@@ -167,3 +167,28 @@ func TestExportOverHTTP(t *testing.T) {
 		t.Fatalf("b answers %v, want the one offer of the export", res.Document["candidates"])
 	}
 }
+
+// An export outlives the server's WriteTimeout: it may take longer than
+// any ordinary response.
+func TestExportOutlivesWriteTimeout(t *testing.T) {
+	ctx := context.Background()
+	c := newTestCluster(t, 1)
+	a := c.start("a", 0)
+	if _, err := a.Put(ctx, store.Document{Body: offer("w1", "1")}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitAll(ctx)
+	srv := httptest.NewUnstartedServer(a.Handler(&HandlerOptions{MayExport: func(*http.Request) bool { return true }}))
+	srv.Config.WriteTimeout = time.Nanosecond // passed before the handler runs
+	srv.Start()
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/shards/0/export")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !strings.Contains(string(body), `"end":true`) {
+		t.Fatalf("export under a passed WriteTimeout: %v, %q", err, body)
+	}
+}

@@ -178,3 +178,26 @@ func TestFeedRefusesForeignLastEventID(t *testing.T) {
 		t.Fatalf("foreign Last-Event-ID: %d %v", status, p)
 	}
 }
+
+// A feed outlives the server's WriteTimeout: each event moves the
+// deadline.
+func TestFeedOutlivesWriteTimeout(t *testing.T) {
+	c := newTestCluster(t, 1)
+	a := c.start("a", 0)
+	srv := httptest.NewUnstartedServer(a.Handler(nil))
+	srv.Config.WriteTimeout = time.Nanosecond // passed before the handler runs
+	srv.Start()
+	defer srv.Close()
+	events, disconnect := openFeed(t, srv.URL, "")
+	defer disconnect()
+	if ev := next(t, events); ev.name != "subscribed" {
+		t.Fatalf("first event %q, want subscribed", ev.name)
+	}
+	rc, err := a.Put(context.Background(), store.Document{Body: offer("wt", "1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := next(t, events); ev.name != "candidate" || ev.data["content_id"] != rc.ID.String() {
+		t.Fatalf("event %s %v, want the candidate put", ev.name, ev.data)
+	}
+}

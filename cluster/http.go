@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query"
@@ -271,9 +272,22 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
-	if _, err := h.n.ExportShard(r.Context(), shard, w); err != nil {
+	if _, err := h.n.ExportShard(r.Context(), shard, &extending{w: w, rc: http.NewResponseController(w)}); err != nil {
 		h.n.o.Logf("cluster: export of shard %d: %v", shard, err)
 	}
+}
+
+// extending moves the connection's write deadline a minute ahead before
+// each write, so an export longer than the server's WriteTimeout is not
+// cut while a client that stops reading still is.
+type extending struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (e *extending) Write(p []byte) (int, error) {
+	_ = e.rc.SetWriteDeadline(time.Now().Add(time.Minute))
+	return e.w.Write(p)
 }
 
 func receiptJSON(rc Receipt) map[string]any {
