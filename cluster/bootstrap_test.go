@@ -82,6 +82,13 @@ func TestBootstrapFromExport(t *testing.T) {
 	if seq, _ := b.Applied(0); seq < exported[0] {
 		t.Fatalf("restarted b applied %d of shard 0, want at least %d", seq, exported[0])
 	}
+	// And without the export named: its consumer, which starts after the
+	// export, is kept as it is.
+	c.stop("b")
+	b = c.start("b", 0, 1)
+	if seq, _ := b.Applied(0); seq < exported[0] {
+		t.Fatalf("b restarted without --bootstrap applied %d of shard 0, want at least %d", seq, exported[0])
+	}
 }
 
 // An export of another shard, or a malformed line, is refused naming the

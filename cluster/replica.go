@@ -108,28 +108,43 @@ func (r *replica) start(ctx context.Context) error {
 // consumer returns the node's durable consumer of the shard's stream,
 // creating it when the node never replicated the shard: from the stream's
 // start, or, with an export to bootstrap from, after the export's
-// sequence, which it then returns.
+// sequence, which it then returns. Without an export it is created or
+// updated as it always was (the meta leader answers that, even while the
+// consumer's own group elects a leader); a consumer a bootstrap created
+// starts elsewhere, which JetStream refuses to update, and is then looked
+// up instead.
 func (r *replica) consumer(ctx context.Context, st jetstream.Stream) (jetstream.Consumer, *uint64, error) {
-	durable := "node-" + r.n.o.Name
-	// Retried like a write: a stream that just lost a server may take a
-	// moment to answer.
-	cons, err := retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) { return st.Consumer(ctx, durable) })
+	cfg := jetstream.ConsumerConfig{Durable: "node-" + r.n.o.Name, AckPolicy: jetstream.AckExplicitPolicy,
+		MaxAckPending: 1, DeliverPolicy: jetstream.DeliverAllPolicy, AckWait: 30 * time.Second}
+	path, boot := r.n.o.Bootstrap[r.shard]
+	if !boot {
+		// Retried like a write: a stream that just lost a server may take
+		// a moment to answer.
+		cons, err := retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
+			return st.CreateOrUpdateConsumer(ctx, cfg)
+		})
+		var apiErr *jetstream.APIError
+		if !errors.As(err, &apiErr) {
+			return cons, nil, err
+		}
+		// Refused, as the start of a bootstrapped consumer is: use it as
+		// it is, if it exists.
+		if existing, lerr := st.Consumer(ctx, cfg.Durable); lerr == nil {
+			return existing, nil, nil
+		}
+		return nil, nil, err
+	}
+	cons, err := retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) { return st.Consumer(ctx, cfg.Durable) })
 	if !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return cons, nil, err
 	}
-	cfg := jetstream.ConsumerConfig{Durable: durable, AckPolicy: jetstream.AckExplicitPolicy,
-		MaxAckPending: 1, DeliverPolicy: jetstream.DeliverAllPolicy, AckWait: 30 * time.Second}
-	var from *uint64
-	if path, ok := r.n.o.Bootstrap[r.shard]; ok {
-		seq, err := r.bootstrap(ctx, path)
-		if err != nil {
-			return nil, nil, err
-		}
-		from = &seq
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, seq+1
+	seq, err := r.bootstrap(ctx, path)
+	if err != nil {
+		return nil, nil, err
 	}
+	cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, seq+1
 	cons, err = retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) { return st.CreateConsumer(ctx, cfg) })
-	return cons, from, err
+	return cons, &seq, err
 }
 
 // rebuildOrder reads the stream up to floor, the entries this node
