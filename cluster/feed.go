@@ -26,9 +26,10 @@ import (
 // shards' streams are fanned in (Node.Subscribe); a put is judged by a
 // replica of its shard (request op "match"), which holds the document.
 //
-// An event's id is the feed's cursor after it: every shard's last
-// sequence, sealed with the node's key, so any node of the cluster
-// resumes it (Last-Event-ID, or ?last_event_id=) with no gap and no
+// A new subscription starts at every shard's last sequence, so it sees
+// the changes made after it. An event's id is the feed's cursor after it:
+// every shard's last sequence, sealed with the node's key, so any node of
+// the cluster resumes it (Last-Event-ID, or ?last_event_id=) with no gap and no
 // duplicate. What a store's server does and this feed does not yet: the
 // max_event_rate_per_minute window (and its coalesced events), grants and
 // revokes as events, and deletes of documents sent before a reconnect.
@@ -72,6 +73,12 @@ func (h *handler) feed(w http.ResponseWriter, r *http.Request, in *aql.Intent, i
 		problem(w, http.StatusBadRequest, "bad last event id", err.Error(), nil)
 		return
 	}
+	if cursor == nil {
+		if cursor, err = n.heads(r.Context()); err != nil {
+			fail(w, err)
+			return
+		}
+	}
 	f := &feedStream{n: n, in: in, intent: intent, reader: reader, cursor: cursor, sent: map[string]string{},
 		kinds: map[canon.Kind]bool{}, rc: http.NewResponseController(w), w: w}
 	for _, k := range query.CategoryKinds(in.Category) {
@@ -80,17 +87,17 @@ func (h *handler) feed(w http.ResponseWriter, r *http.Request, in *aql.Intent, i
 	f.run(store.WithPrincipal(r.Context(), reader))
 }
 
-// resumeCursor opens Last-Event-ID (or ?last_event_id=); none starts
-// the feed at the streams' start.
+// resumeCursor opens Last-Event-ID (or ?last_event_id=); nil when the
+// request has none.
 func (h *handler) resumeCursor(r *http.Request) (map[int]uint64, error) {
 	id := r.Header.Get("Last-Event-ID")
 	if id == "" {
 		id = r.URL.Query().Get("last_event_id")
 	}
-	cursor := map[int]uint64{}
 	if id == "" {
-		return cursor, nil
+		return nil, nil
 	}
+	cursor := map[int]uint64{}
 	b, err := h.n.o.Signer.Sealer(feedCursorPurpose).Open(id)
 	if err == nil {
 		err = json.Unmarshal(b, &cursor)
@@ -99,6 +106,24 @@ func (h *handler) resumeCursor(r *http.Request) (map[int]uint64, error) {
 		return nil, fmt.Errorf("Last-Event-ID %q is not an event id of this cluster; send the id of the last event received, or subscribe again without it", id)
 	}
 	return cursor, nil
+}
+
+// heads returns every shard's last sequence: a new subscription starts
+// there, and sees the changes made after it, as one store's does.
+func (n *Node) heads(ctx context.Context) (map[int]uint64, error) {
+	out := map[int]uint64{}
+	for i := range n.o.Shards {
+		s, err := n.stream(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			return nil, &ShardError{Shard: i, Err: err}
+		}
+		out[i] = info.State.LastSeq
+	}
+	return out, nil
 }
 
 // feedStream is one open stream; one goroutine runs it.

@@ -94,8 +94,9 @@ func next(t *testing.T, events <-chan sseEvent) sseEvent {
 	return sseEvent{}
 }
 
-// A feed resumed from the last event's id after a disconnect misses no
-// change and repeats none, whichever shard each came from.
+// A feed starts with the changes made after it; resumed from the last
+// event's id after a disconnect, it misses no change and repeats none,
+// whichever shard each came from.
 func TestFeedResumesWithoutGapOrDuplicate(t *testing.T) {
 	ctx := context.Background()
 	c := newTestCluster(t, 3)
@@ -113,14 +114,16 @@ func TestFeedResumesWithoutGapOrDuplicate(t *testing.T) {
 		}
 		return rc.ID
 	}
-	for i := range 8 {
-		put(fmt.Sprintf("f%d", i), "10")
-		put(fmt.Sprintf("g%d", i), "99") // does not match
-	}
+	put("before", "10")
+	clear(want) // put before the subscription: not sent
 	got := map[string]int{}
 	events, disconnect := openFeed(t, srv.URL, "")
 	if ev := next(t, events); ev.name != "subscribed" {
 		t.Fatalf("first event %q, want subscribed", ev.name)
+	}
+	for i := range 8 {
+		put(fmt.Sprintf("f%d", i), "10")
+		put(fmt.Sprintf("g%d", i), "99") // does not match
 	}
 	var last string
 	for range 3 {
