@@ -30,9 +30,11 @@ import (
 // the changes made after it. An event's id is the feed's cursor after it:
 // every shard's last sequence, sealed with the node's key, so any node of
 // the cluster resumes it (Last-Event-ID, or ?last_event_id=) with no gap and no
-// duplicate. What a store's server does and this feed does not yet: the
-// max_event_rate_per_minute window (and its coalesced events), grants and
-// revokes as events, and deletes of documents sent before a reconnect.
+// duplicate; after a reconnect, the delete of a visible document put
+// before it is sent with match_unknown, as one store's server sends it,
+// since the client may hold it. What a store's server does and this feed
+// does not yet: the max_event_rate_per_minute window (and its coalesced
+// events), grants and revokes as events.
 
 const feedCursorPurpose = "cluster change feed cursor"
 
@@ -73,13 +75,15 @@ func (h *handler) feed(w http.ResponseWriter, r *http.Request, in *aql.Intent, i
 		problem(w, http.StatusBadRequest, "bad last event id", err.Error(), nil)
 		return
 	}
-	if cursor == nil {
+	resumed := cursor != nil
+	if !resumed {
 		if cursor, err = n.heads(r.Context()); err != nil {
 			fail(w, err)
 			return
 		}
 	}
 	f := &feedStream{n: n, in: in, intent: intent, reader: reader, cursor: cursor, sent: map[string]string{},
+		resumed: resumed, judged: map[string]bool{},
 		kinds: map[canon.Kind]bool{}, rc: http.NewResponseController(w), w: w}
 	for _, k := range query.CategoryKinds(in.Category) {
 		f.kinds[k] = true
@@ -135,10 +139,14 @@ type feedStream struct {
 	kinds  map[canon.Kind]bool
 	cursor map[int]uint64    // shard → the last sequence dealt with
 	sent   map[string]string // content id → candidate id, of the candidates sent
-	id     string
-	nDec   int
-	w      http.ResponseWriter
-	rc     *http.ResponseController
+	// resumed is set on a feed resumed from an event id; judged holds
+	// the content ids whose put this connection judged.
+	resumed bool
+	judged  map[string]bool
+	id      string
+	nDec    int
+	w       http.ResponseWriter
+	rc      *http.ResponseController
 }
 
 func (f *feedStream) run(ctx context.Context) {
@@ -228,6 +236,7 @@ func (f *feedStream) judge(ctx context.Context, c Change) (map[string]any, strin
 	}
 	switch c.Op {
 	case opPut:
+		f.judged[c.ID] = true
 		rep, err := f.n.ask(ctx, c.Shard, &request{Op: "match", Principal: f.reader, After: c.Seq, ID: c.ID,
 			Owner: c.Owner, Kind: c.Kind, Intent: f.intent, At: f.n.o.Now()})
 		if errors.Is(err, store.ErrNotFound) {
@@ -246,12 +255,18 @@ func (f *feedStream) judge(ctx context.Context, c Change) (map[string]any, strin
 		f.sent[c.ID] = rep.Candidates[0].Key.ID
 		return map[string]any{"op": c.Op, "kind": string(c.Kind), "content_id": c.ID, "candidate": m}, "candidate", nil
 	case opDelete:
-		cid, ok := f.sent[c.ID]
-		if !ok {
+		doc := map[string]any{"op": c.Op, "kind": string(c.Kind), "content_id": c.ID}
+		if cid, ok := f.sent[c.ID]; ok {
+			delete(f.sent, c.ID)
+			doc["candidate_id"] = cid
+		} else if f.resumed && !f.judged[c.ID] {
+			// Put before the client reconnected: it may hold it, and the
+			// bytes to judge it are gone, so it is told to drop it if so.
+			doc["match_unknown"] = true
+		} else {
 			return nil, "", nil
 		}
-		delete(f.sent, c.ID)
-		return map[string]any{"op": c.Op, "kind": string(c.Kind), "content_id": c.ID, "candidate_id": cid}, "deleted", nil
+		return doc, "deleted", nil
 	}
 	return nil, "", nil
 }

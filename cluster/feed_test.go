@@ -126,12 +126,20 @@ func TestFeedResumesWithoutGapOrDuplicate(t *testing.T) {
 		put(fmt.Sprintf("g%d", i), "99") // does not match
 	}
 	var last string
-	for range 3 {
+	var first canon.ContentID
+	for i := range 3 {
 		ev := next(t, events)
 		got[ev.data["content_id"].(string)]++
 		last = ev.id
+		if i == 0 {
+			first, _ = canon.ParseContentID(ev.data["content_id"].(string))
+		}
 	}
 	disconnect()
+	// Deleted while the client is away: it holds it, and must hear of it.
+	if _, err := a.Delete(ctx, first); err != nil {
+		t.Fatal(err)
+	}
 	for i := 8; i < 14; i++ {
 		put(fmt.Sprintf("f%d", i), "10")
 	}
@@ -147,10 +155,15 @@ func TestFeedResumesWithoutGapOrDuplicate(t *testing.T) {
 	if ev := next(t, events); ev.name != "subscribed" {
 		t.Fatalf("first event on resume %q, want subscribed", ev.name)
 	}
-	for seenEnd := false; len(got) < len(want) || !seenEnd; {
+	deleted := 0
+	for seenEnd := false; len(got) < len(want) || !seenEnd || deleted == 0; {
 		ev := next(t, events)
+		if ev.name == "deleted" && ev.data["content_id"] == first.String() && ev.data["match_unknown"] == true {
+			deleted++
+			continue
+		}
 		if ev.name != "candidate" {
-			t.Fatalf("event %s %v, want candidates only", ev.name, ev.data)
+			t.Fatalf("event %s %v, want candidates and the delete of %s", ev.name, ev.data, first)
 		}
 		id := ev.data["content_id"].(string)
 		got[id]++
@@ -166,8 +179,8 @@ func TestFeedResumesWithoutGapOrDuplicate(t *testing.T) {
 			t.Errorf("%s sent %d times, want once", id, got[id])
 		}
 	}
-	if len(got) != len(want) {
-		t.Errorf("sent %d documents, want %d", len(got), len(want))
+	if len(got) != len(want) || deleted != 1 {
+		t.Errorf("sent %d documents and %d deletes, want %d and 1", len(got), deleted, len(want))
 	}
 }
 
