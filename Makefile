@@ -7,7 +7,7 @@ FUZZTIME ?= 10s
 FUZZMINTIME ?= 5s
 PKGS    := ./...
 
-.PHONY: all build build-bench test test-long cluster chaos crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-point bench-1m lint staticcheck demo serve loadtest loadtest-corpus clean
+.PHONY: all build build-bench test test-long cluster chaos cluster-bench crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-point bench-1m lint staticcheck demo serve loadtest loadtest-corpus clean
 
 all: build
 
@@ -201,6 +201,15 @@ cluster: build
 CHAOS_CYCLES ?= 50
 chaos:
 	AQLSTORE_CHAOS_CYCLES=$(CHAOS_CYCLES) $(GO) test -count=1 -timeout 30m -v -run '^TestChaos$$' ./cluster/
+
+## cluster-bench: ingest and selective query figures with 1, 2 and 4 shards, each
+## node an `aqlstore serve --cluster` process on one in-process NATS server, beside
+## one `aqlstore serve` over a local store (docs/cluster.md). Stores are temporary.
+SCALE_DOCS    ?= 20000
+SCALE_QUERIES ?= 1000
+cluster-bench: build
+	AQLSTORE_SCALE_DOCS=$(SCALE_DOCS) AQLSTORE_SCALE_QUERIES=$(SCALE_QUERIES) AQLSTORE_BIN=$(CURDIR)/$(BIN) \
+	  $(GO) test -count=1 -timeout 60m -v -run '^TestClusterScaling$$' ./cluster/
 
 clean:
 	rm -rf bin $(DIR) $(AUTH)

@@ -68,7 +68,10 @@ func (n *Node) ask(ctx context.Context, shard int, req *request) (*reply, error)
 	case errors.Is(err, nats.ErrNoResponders):
 		return nil, &ShardError{Shard: shard, Err: fmt.Errorf("%w: no live replica", ErrShardUnavailable)}
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout):
-		return nil, &ShardError{Shard: shard, Err: fmt.Errorf("%w: no replica answered in time", ErrShardUnavailable)}
+		// Keeps the deadline in the chain: a write's locate, retried while
+		// the error is transient (retrying), tries again after a replica
+		// that was slow to catch up.
+		return nil, &ShardError{Shard: shard, Err: fmt.Errorf("%w: no replica answered in time (%w)", ErrShardUnavailable, err)}
 	case err != nil:
 		return nil, &ShardError{Shard: shard, Err: fmt.Errorf("%w: %v", ErrShardUnavailable, err)}
 	}

@@ -70,16 +70,27 @@ func chaosNode() int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM)
 	ctx := context.Background()
-	n, err := Open(ctx, &Options{URL: os.Getenv("CHAOS_URL"), Name: os.Getenv("CHAOS_NAME"), Shards: 3, Replicas: 3,
-		Serve: serve, Dir: os.Getenv("CHAOS_DIR"), Signer: testKey})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	// Open gives up after a bound when a stream or consumer has no leader
+	// (a loaded machine, servers just killed); a supervisor would start
+	// the process again, and so does this loop, for a few minutes.
+	var n *Node
+	for start := time.Now(); ; {
+		var err error
+		n, err = Open(ctx, &Options{URL: os.Getenv("CHAOS_URL"), Name: os.Getenv("CHAOS_NAME"), Shards: 3, Replicas: 3,
+			Serve: serve, Dir: os.Getenv("CHAOS_DIR"), Signer: testKey})
+		if err == nil {
+			break
+		}
+		fmt.Fprintln(os.Stderr, "open (retrying):", err)
+		if time.Since(start) > 3*time.Minute {
+			return 1
+		}
+		time.Sleep(time.Second)
 	}
 	<-sig
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	err = n.WaitCaughtUp(wctx)
+	err := n.WaitCaughtUp(wctx)
 	if cerr := n.Close(); err == nil {
 		err = cerr
 	}

@@ -19,8 +19,12 @@
 // a local store with a durable consumer; every entry is idempotent at the
 // head of the log, so the consumer's ack floor is the applied sequence.
 //
+// A new replica may start from another replica's export (ExportShard,
+// Options.Bootstrap; bootstrap.go) instead of the shard's whole stream.
+//
 // Subscribe (subscribe.go) fans in the shards' streams as a change feed
-// with a per-shard cursor. A query (gather.go) is scattered to one replica of every shard over
+// with a per-shard cursor; Handler serves it to subscription intents as
+// server-sent events (feed.go). A query (gather.go) is scattered to one replica of every shard over
 // request-reply, a queue group per shard (scatter.go); each shard
 // resolves it on its local store and returns its ranked candidates, its
 // rejections and counts; the node merges them by score desc, candidate_id

@@ -19,6 +19,11 @@ var (
 	// ErrNotApplied means a shard did not apply the sequence a query asked
 	// to see within the wait bound.
 	ErrNotApplied = errors.New("cluster: sequence not applied yet")
+	// ErrNotServed means a node was asked for a shard it does not serve.
+	ErrNotServed = errors.New("cluster: shard not served here")
+	// ErrBadExport means a shard export that cannot bootstrap a replica;
+	// the message names the line.
+	ErrBadExport = errors.New("cluster: bad shard export")
 	// ErrClosed means the node was closed.
 	ErrClosed = errors.New("cluster: closed")
 )

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
+	"github.com/nats-io/nats.go"
 )
 
 // putOffers puts offers o0..o(n-1) (all under the intent's price bound)
@@ -108,5 +109,25 @@ func TestReadYourWritesIsBounded(t *testing.T) {
 	var se *ShardError
 	if !errors.As(err, &se) || se.Shard != 0 || !errors.Is(err, ErrShardUnavailable) {
 		t.Fatalf("a sequence not written yet: %v, want a *ShardError naming shard 0", err)
+	}
+}
+
+// A replica that does not answer within a write's attempt is a transient
+// error, which the write retries, not a refusal.
+func TestUnansweredRequestIsTransient(t *testing.T) {
+	c := newTestCluster(t, 1)
+	n := c.start("router")
+	// A member of shard 0's queue group that never answers.
+	sub, err := n.nc.QueueSubscribe(requestSubject(0), queueGroup(0), func(*nats.Msg) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = n.ask(ctx, 0, &request{Op: "locate"})
+	var se *ShardError
+	if !errors.As(err, &se) || !errors.Is(err, ErrShardUnavailable) || !transient(err) {
+		t.Fatalf("unanswered request: %v, want a transient *ShardError", err)
 	}
 }

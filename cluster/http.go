@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query"
@@ -22,6 +23,9 @@ type HandlerOptions struct {
 	Principal func(*http.Request) (string, error)
 	// MaxBody bounds a request body in bytes (default 8 MiB; 413 above).
 	MaxBody int64
+	// MayExport reports whether a request may take a shard's export,
+	// which holds every tenant's documents; nil refuses every request.
+	MayExport func(*http.Request) bool
 }
 
 // Handler serves a node over HTTP:
@@ -33,7 +37,9 @@ type HandlerOptions struct {
 //	POST   /oap/intent?page_size=&cursor=&max_rejected=&partial=true
 //	                                    an intent → 200 the signed response
 //	POST   /oap/explain                 an intent → 200 {"shards": {"0": plan, …}}, each shard's plan
+//	POST   /storage/subscribe           a subscription intent → server-sent events (feed.go); also /oap/intent
 //	GET    /healthz                     the shards this node serves and what each applied
+//	GET    /shards/{i}/export           an export of shard i (Node.ExportShard), to bootstrap a new replica
 //
 // A receipt is {"id","kind","owner","natural_key"?,"shard","seq","created"}.
 // An intent request may carry AQL-After: "shard:seq,shard:seq" (the
@@ -55,7 +61,9 @@ func (n *Node) Handler(ho *HandlerOptions) http.Handler {
 	mux.HandleFunc("DELETE /documents/{id}/grants/{grantee}", h.grant)
 	mux.HandleFunc("POST /oap/intent", h.intent)
 	mux.HandleFunc("POST /oap/explain", h.explain)
+	mux.HandleFunc("POST /storage/subscribe", h.subscribe)
 	mux.HandleFunc("GET /healthz", h.health)
+	mux.HandleFunc("GET /shards/{shard}/export", h.export)
 	return mux
 }
 
@@ -165,6 +173,10 @@ func (h *handler) intent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if in, err := aql.Parse(body, nil); err == nil && in.Category == aql.CategorySubscription {
+		h.feed(w, r, in, body) // server-sent events, as POST /storage/subscribe
+		return
+	}
 	qo, err := queryOptions(r)
 	if err != nil {
 		problem(w, http.StatusBadRequest, "bad query parameter", err.Error(), nil)
@@ -239,6 +251,43 @@ func (h *handler) health(w http.ResponseWriter, _ *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"node": h.n.o.Name, "shards": h.n.o.Shards, "applied": serving})
+}
+
+// export streams a shard's export. A failure after the first byte can
+// only cut the stream short, which the importer refuses: the export's
+// last line is missing.
+func (h *handler) export(w http.ResponseWriter, r *http.Request) {
+	if h.o.MayExport == nil || !h.o.MayExport(r) {
+		problem(w, http.StatusForbidden, "forbidden", "a shard's export holds every tenant's documents: "+
+			"only an operator (the auth file's operators) may take it", nil)
+		return
+	}
+	shard, err := strconv.Atoi(r.PathValue("shard"))
+	if err != nil {
+		problem(w, http.StatusBadRequest, "bad shard", fmt.Sprintf("/shards/%s/export: the shard is a number, e.g. /shards/0/export", r.PathValue("shard")), nil)
+		return
+	}
+	if _, ok := h.n.Applied(shard); !ok {
+		problem(w, http.StatusNotFound, "shard not served", fmt.Sprintf("node %s does not serve shard %d; ask a node that does (GET /healthz lists them)", h.n.o.Name, shard), nil)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	if _, err := h.n.ExportShard(r.Context(), shard, &extending{w: w, rc: http.NewResponseController(w)}); err != nil {
+		h.n.o.Logf("cluster: export of shard %d: %v", shard, err)
+	}
+}
+
+// extending moves the connection's write deadline a minute ahead before
+// each write, so an export longer than the server's WriteTimeout is not
+// cut while a client that stops reading still is.
+type extending struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (e *extending) Write(p []byte) (int, error) {
+	_ = e.rc.SetWriteDeadline(time.Now().Add(time.Minute))
+	return e.w.Write(p)
 }
 
 func receiptJSON(rc Receipt) map[string]any {

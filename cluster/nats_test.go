@@ -42,8 +42,9 @@ type testCluster struct {
 	shards   int
 	dir      string
 	nodes    map[string]*Node
-	wait     time.Duration // Options.WaitApplied of the nodes started next (0: the default)
-	replicas int           // stream replicas (0: 1)
+	wait     time.Duration  // Options.WaitApplied of the nodes started next (0: the default)
+	replicas int            // stream replicas (0: 1)
+	boot     map[int]string // Options.Bootstrap of the node started next
 }
 
 func newTestCluster(t testing.TB, shards int) *testCluster {
@@ -55,7 +56,7 @@ func newTestCluster(t testing.TB, shards int) *testCluster {
 func (c *testCluster) start(name string, serve ...int) *Node {
 	c.t.Helper()
 	n, err := Open(context.Background(), &Options{URL: c.url, Name: name, Shards: c.shards, Serve: serve,
-		Dir: c.dir + "/" + name, Signer: testKey, Logf: c.t.Logf, WaitApplied: c.wait, Replicas: c.replicas})
+		Dir: c.dir + "/" + name, Signer: testKey, Logf: c.t.Logf, WaitApplied: c.wait, Replicas: c.replicas, Bootstrap: c.boot})
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"log"
+	"slices"
 	"time"
 
 	"github.com/aqlstore/aqlstore/query/sign"
@@ -27,6 +28,12 @@ type Options struct {
 	// Serve lists the shards this node replicates (0-based); nil serves
 	// none: the node only routes writes and merges queries.
 	Serve []int
+	// Bootstrap maps a served shard to the path of an export of another
+	// replica of it (Node.ExportShard): a replica this node has never run
+	// (no durable consumer yet) imports it and applies only the stream
+	// after the export's sequence. Ignored for a shard this node already
+	// replicates.
+	Bootstrap map[int]string
 	// Dir holds the local stores of the served shards (Dir/shard-<i>).
 	Dir string
 	// Signer signs merged responses and seals cursors; required for
@@ -90,6 +97,11 @@ func (o *Options) Validate() error {
 	for _, s := range o.Serve {
 		if s < 0 || s >= o.Shards {
 			return fmt.Errorf("%w: Serve names shard %d, but shards are 0..%d", ErrInvalidOptions, s, o.Shards-1)
+		}
+	}
+	for s := range o.Bootstrap {
+		if !slices.Contains(o.Serve, s) {
+			return fmt.Errorf("%w: Bootstrap names shard %d, which the node does not serve (Serve %v); serve it, or drop its export", ErrInvalidOptions, s, o.Serve)
 		}
 	}
 	return o.Store.Validate()

@@ -1,5 +1,7 @@
 package cluster
 
+import "github.com/aqlstore/aqlstore/canon"
+
 // orderBook remembers, for each candidate id of a shard's live documents,
 // when JetStream stored each of them: the merge order of documents of
 // different shards that rank alike (equal score and candidate_id) and of
@@ -17,7 +19,7 @@ func (b orderBook) note(e *entry, at int64) {
 	if e.Op != opPut && e.Op != opDelete {
 		return // a grant changes who reads, not when the document was stored
 	}
-	doc := e.Owner + "\x00" + string(e.Kind) + "\x00" + e.ID
+	doc := docKey(e.Owner, e.Kind, e.ID)
 	list := b[e.CandidateID]
 	for i, s := range list {
 		if s.doc == doc {
@@ -47,4 +49,20 @@ func (b orderBook) of(cid string) int64 {
 		}
 	}
 	return first
+}
+
+// at returns when the live document doc (docKey) of candidate id cid was
+// stored, 0 when it is not known.
+func (b orderBook) at(cid, doc string) int64 {
+	for _, s := range b[cid] {
+		if s.doc == doc {
+			return s.at
+		}
+	}
+	return 0
+}
+
+// docKey names one document of a shard: its owner, kind and content id.
+func docKey(owner string, kind canon.Kind, id string) string {
+	return owner + "\x00" + string(kind) + "\x00" + id
 }

@@ -17,6 +17,9 @@ type rankKey struct {
 	ID    string       `json:"id"`
 	Order int64        `json:"order"`
 	Shard int          `json:"shard"`
+	// Num is the document's number in its shard's store, which places
+	// the key there (replica.position); it orders nothing here.
+	Num uint32 `json:"num,omitempty"`
 }
 
 func compareKeys(a, b *rankKey) int {

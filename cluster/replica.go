@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -37,6 +38,12 @@ type replica struct {
 	cc     jetstream.ConsumeContext
 	sub    *nats.Subscription
 	slots  chan struct{} // requests answered at once (serve)
+
+	// applyMu is held while an entry is applied and while an export
+	// reads, so that an export reflects a sequence.
+	applyMu  sync.Mutex
+	handled  atomic.Uint64 // entries received from the stream (applied or skipped)
+	resolved atomic.Int64  // candidates the last query resolved in full
 
 	// life guards the store: handlers hold it for reading, close for
 	// writing, so that no request or entry reaches a closed store.
@@ -73,14 +80,7 @@ func (r *replica) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Retried like a write: a stream that just lost a server may take a
-	// moment to answer.
-	cons, err := retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
-		return st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-			Durable: "node-" + r.n.o.Name, AckPolicy: jetstream.AckExplicitPolicy,
-			MaxAckPending: 1, DeliverPolicy: jetstream.DeliverAllPolicy, AckWait: 30 * time.Second,
-		})
-	})
+	cons, bootstrapped, err := r.consumer(ctx, st)
 	if err != nil {
 		return fmt.Errorf("durable consumer: %w", err)
 	}
@@ -88,10 +88,14 @@ func (r *replica) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("durable consumer: %w", err)
 	}
-	if err := r.rebuildOrder(ctx, info.AckFloor.Stream); err != nil {
-		return err
+	if bootstrapped == nil {
+		if err := r.rebuildOrder(ctx, info.AckFloor.Stream); err != nil {
+			return err
+		}
+		r.seq = info.AckFloor.Stream
+	} else {
+		r.seq = max(info.AckFloor.Stream, *bootstrapped) // the export brought the merge order
 	}
-	r.seq = info.AckFloor.Stream
 	if r.cc, err = cons.Consume(r.handle); err != nil {
 		return fmt.Errorf("consume: %w", err)
 	}
@@ -99,6 +103,48 @@ func (r *replica) start(ctx context.Context) error {
 		return err
 	}
 	return r.n.nc.Flush() // the server knows the replica answers once Open returns
+}
+
+// consumer returns the node's durable consumer of the shard's stream,
+// creating it when the node never replicated the shard: from the stream's
+// start, or, with an export to bootstrap from, after the export's
+// sequence, which it then returns. Without an export it is created or
+// updated as it always was (the meta leader answers that, even while the
+// consumer's own group elects a leader); a consumer a bootstrap created
+// starts elsewhere, which JetStream refuses to update, and is then looked
+// up instead.
+func (r *replica) consumer(ctx context.Context, st jetstream.Stream) (jetstream.Consumer, *uint64, error) {
+	cfg := jetstream.ConsumerConfig{Durable: "node-" + r.n.o.Name, AckPolicy: jetstream.AckExplicitPolicy,
+		MaxAckPending: 1, DeliverPolicy: jetstream.DeliverAllPolicy, AckWait: 30 * time.Second}
+	path, boot := r.n.o.Bootstrap[r.shard]
+	if !boot {
+		// Retried like a write: a stream that just lost a server may take
+		// a moment to answer.
+		cons, err := retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
+			return st.CreateOrUpdateConsumer(ctx, cfg)
+		})
+		var apiErr *jetstream.APIError
+		if !errors.As(err, &apiErr) {
+			return cons, nil, err
+		}
+		// Refused, as the start of a bootstrapped consumer is: use it as
+		// it is, if it exists.
+		if existing, lerr := st.Consumer(ctx, cfg.Durable); lerr == nil {
+			return existing, nil, nil
+		}
+		return nil, nil, err
+	}
+	cons, err := retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) { return st.Consumer(ctx, cfg.Durable) })
+	if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return cons, nil, err
+	}
+	seq, err := r.bootstrap(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, seq+1
+	cons, err = retrying(ctx, func(ctx context.Context) (jetstream.Consumer, error) { return st.CreateConsumer(ctx, cfg) })
+	return cons, &seq, err
 }
 
 // rebuildOrder reads the stream up to floor, the entries this node
@@ -149,6 +195,9 @@ func (r *replica) handle(m jetstream.Msg) {
 		r.n.o.Logf("cluster: shard %d: metadata: %v", r.shard, err)
 		return
 	}
+	r.applyMu.Lock()
+	defer r.applyMu.Unlock()
+	r.handled.Add(1)
 	e, err := decodeEntry(m.Data())
 	if err == nil {
 		err = r.applyOpen(e)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -19,13 +20,15 @@ import (
 
 // request is what a node asks one replica of a shard.
 type request struct {
-	Op        string `json:"op"` // "query" or "locate"
+	Op        string `json:"op"` // "query", "locate" or "match"
 	Principal string `json:"principal"`
 	// After is a sequence the replica must have applied before it
 	// answers (read-your-writes), 0 for none.
 	After uint64 `json:"after,omitempty"`
 
-	ID string `json:"id,omitempty"` // locate: the content id
+	ID    string     `json:"id,omitempty"`    // locate, match: the content id
+	Owner string     `json:"owner,omitempty"` // match: the document's owner and kind
+	Kind  canon.Kind `json:"kind,omitempty"`
 
 	Intent []byte    `json:"intent,omitempty"` // query: the intent as the client sent it
 	At     time.Time `json:"at"`
@@ -123,6 +126,8 @@ func (r *replica) answerErr(ctx context.Context, req *request) (*reply, error) {
 		return r.locate(ctx, req)
 	case "query":
 		return r.query(ctx, req)
+	case "match":
+		return r.match(ctx, req)
 	}
 	return nil, fmt.Errorf("unknown request op %q", req.Op)
 }
@@ -163,21 +168,40 @@ func (r *replica) query(ctx context.Context, req *request) (*reply, error) {
 	if req.Explain {
 		o.Explain = func(p *query.Plan) { rep.Plan = p.String() }
 	}
+	// A full_set page needs the shard's first Limit candidates after the
+	// cursor: the store ranks and projects those only (its own cursor
+	// placed where the merged page ended), unless the budget needs every
+	// candidate before the cursor too (Light).
+	paged := in.ResolutionPolicy == "full_set" && req.Limit > 0 && !req.Light
+	if paged {
+		o.PageSize = req.Limit
+		if req.Cursor != nil {
+			r.mu.Lock()
+			pos := r.position(req.Cursor)
+			r.mu.Unlock()
+			if o.Cursor, err = query.CursorAfter(r.signer, in, pos); err != nil {
+				return nil, err
+			}
+		}
+	}
 	resp, err := query.Resolve(ctx, r.s, in, o)
 	if err != nil {
 		return nil, err
 	}
+	r.resolved.Store(int64(len(resp.Candidates)))
+	rep.More = paged && resp.NextCursor != ""
 	doc := resp.Document()
 	cands, _ := doc["candidates"].([]any)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range resp.Candidates {
 		c := &resp.Candidates[i]
-		sc := shardCandidate{Key: rankKey{Score: c.Score, ID: c.CandidateID, Order: r.order.of(c.CandidateID), Shard: r.shard}}
+		sc := shardCandidate{Key: rankKey{Score: c.Score, ID: c.CandidateID, Order: r.order.of(c.CandidateID), Shard: r.shard,
+			Num: c.Position().Num}}
 		if cost, ok := c.Cost(); ok {
 			sc.Cost = &cost
 		}
-		if req.Cursor != nil && compareKeys(&sc.Key, req.Cursor) <= 0 {
+		if !paged && req.Cursor != nil && compareKeys(&sc.Key, req.Cursor) <= 0 {
 			if req.Light {
 				rep.Before = append(rep.Before, sc)
 			}
@@ -204,6 +228,22 @@ func (r *replica) query(ctx context.Context, req *request) (*reply, error) {
 	}
 	rep.RejectedTotal = resp.RejectedTotal
 	return rep, nil
+}
+
+// position places the merged page's last key in this shard's rank order.
+// The shard's own candidate carries its document number. Another shard's
+// candidate that ties on score and candidate_id with this shard's
+// documents comes after them, or before, as the merge orders shards: by
+// stream time, then shard number. Call with r.mu held.
+func (r *replica) position(k *rankKey) query.Position {
+	p := query.Position{Score: k.Score, CandidateID: k.ID, Num: k.Num}
+	if k.Shard != r.shard {
+		p.Num = 0
+		if mine := r.order.of(k.ID); mine < k.Order || mine == k.Order && r.shard < k.Shard {
+			p.Num = math.MaxUint32
+		}
+	}
+	return p
 }
 
 // unverifiedIssuer is an issuer no resolver knows: an intent under it

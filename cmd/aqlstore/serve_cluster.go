@@ -24,6 +24,7 @@ type clusterFlags struct {
 	serve    string
 	replicas int
 	keyFile  string
+	boot     string
 }
 
 func (f *clusterFlags) declare(cmd *cobra.Command) {
@@ -33,6 +34,7 @@ func (f *clusterFlags) declare(cmd *cobra.Command) {
 	fs.IntVar(&f.shards, "shards", 1, "--cluster: number of shards (the same on every node; fixed once documents are stored)")
 	fs.StringVar(&f.serve, "serve-shards", "", "--cluster: the shards this node replicates, e.g. 0,1 (none: it only routes and merges)")
 	fs.IntVar(&f.replicas, "replicas", 1, "--cluster: JetStream replicas of each shard's stream (min(3, NATS servers))")
+	fs.StringVar(&f.boot, "bootstrap", "", "--cluster: start a new replica of a shard from another replica's export (GET /shards/{i}/export), e.g. 1=shard1.ndjson,2=shard2.ndjson")
 	fs.StringVar(&f.keyFile, "cluster-key", "", "--cluster: the signing key every node shares, so a cursor works on any node (default: --dir's key)")
 }
 
@@ -51,11 +53,32 @@ func (f *clusterFlags) shardList() ([]int, error) {
 	return out, nil
 }
 
+// bootstrapFiles reads --bootstrap: shard=path, comma-separated.
+func (f *clusterFlags) bootstrapFiles() (map[int]string, error) {
+	out := map[int]string{}
+	for _, part := range strings.Split(f.boot, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		shard, path, ok := strings.Cut(part, "=")
+		n, err := strconv.Atoi(shard)
+		if !ok || err != nil || path == "" {
+			return nil, usageError{fmt.Errorf("--bootstrap %q: %q is not shard=path; write e.g. 1=shard1.ndjson", f.boot, part)}
+		}
+		out[n] = path
+	}
+	return out, nil
+}
+
 // runCluster serves a cluster node over HTTP (cluster.Node.Handler) until
 // ctx ends.
 func (c *serveCommand) runCluster(ctx context.Context) error {
 	f := &c.cluster
 	serve, err := f.shardList()
+	if err != nil {
+		return err
+	}
+	boot, err := f.bootstrapFiles()
 	if err != nil {
 		return err
 	}
@@ -72,7 +95,7 @@ func (c *serveCommand) runCluster(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("signing key: %w", err)
 	}
-	opts := &cluster.Options{URL: f.url, Name: f.node, Shards: f.shards, Replicas: f.replicas, Serve: serve,
+	opts := &cluster.Options{URL: f.url, Name: f.node, Shards: f.shards, Replicas: f.replicas, Serve: serve, Bootstrap: boot,
 		Dir: c.m.dir, Signer: sign.NewSigner(priv), Keys: cfg.Keys}
 	if opts.Store, err = c.m.storeOptions(); err != nil {
 		return err
@@ -87,7 +110,8 @@ func (c *serveCommand) runCluster(ctx context.Context) error {
 		return err
 	}
 	defer node.Close()
-	srv := &http.Server{Handler: node.Handler(&cluster.HandlerOptions{Principal: principalOf(cfg.Auth), MaxBody: c.maxBody}),
+	srv := &http.Server{Handler: node.Handler(&cluster.HandlerOptions{Principal: principalOf(cfg.Auth), MaxBody: c.maxBody,
+		MayExport: operatorOf(cfg.Auth)}),
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout}
 	fmt.Fprintf(c.m.Stdout, "aqlstore cluster node %s on http://%s: %d shards, serving %v, NATS %s\n", f.node, ln.Addr(), f.shards, serve, f.url)
 	fmt.Fprintf(c.m.Stdout, "  put    curl -s http://%s/documents -d @doc.json\n  query  curl -s http://%s/oap/intent -d @intent.json\n", ln.Addr(), ln.Addr())
@@ -119,5 +143,19 @@ func principalOf(a *server.Auth) func(*http.Request) (string, error) {
 			return "", errors.New("the bearer token is not in the auth file")
 		}
 		return did, nil
+	}
+}
+
+// operatorOf says whether a request may take a shard's export: without
+// an auth file the node listens on loopback only and anyone there may;
+// with one, the caller's tenant must be among its operators.
+func operatorOf(a *server.Auth) func(*http.Request) bool {
+	principal := principalOf(a)
+	return func(r *http.Request) bool {
+		if !a.Enabled() {
+			return true
+		}
+		did, err := principal(r)
+		return err == nil && a.Operator(did)
 	}
 }
