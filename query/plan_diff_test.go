@@ -240,7 +240,7 @@ func countRank(t *rapid.T, with rankStrategy, rank *RankChoice) {
 	default:
 		diffSorts.Add(1)
 	}
-	if rank != nil && with == rankForceSort && rank.Op != "rank.Sort" {
+	if rank != nil && with == rankForceSort && rank.Op != "rank.Select" {
 		t.Fatalf("sort forced, explain says %s", rank)
 	}
 }
