@@ -93,5 +93,6 @@ func (ix *Index) FlushRun(w *store.IndexWriter) error {
 	}
 	ix.adds.reset()
 	clear(ix.ranks)
+	ix.ranFlushed = true // the delta Done sees no longer holds these postings
 	return nil
 }

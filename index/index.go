@@ -34,6 +34,9 @@ type Index struct {
 	adds  *postingSet
 	dels  *postingSet
 	ranks rankKeys // the mutation's rank keys to set or delete
+	// ranFlushed: FlushRun wrote postings of this mutation and forgot
+	// them, so its delta does not describe it (the cache is emptied).
+	ranFlushed bool
 	rank  rankTree // the committed rank order in memory (rank.go)
 	x     extractor
 	key   []byte
@@ -87,6 +90,7 @@ func (ix *Index) reset() {
 	ix.adds.reset()
 	ix.dels.reset()
 	clear(ix.ranks)
+	ix.ranFlushed = false
 }
 
 // Version implements store.Indexer.
@@ -236,7 +240,9 @@ func (ix *Index) Done(committed bool) {
 	ix.rank.done(committed)
 	if committed {
 		ix.cfgDirty = false
-		ix.cache.commit(delta{ix.adds, ix.dels}, len(ix.drops) == 0) // a sweep deletes keys outside the delta
+		// A sweep deletes keys outside the delta; a load's runs wrote
+		// postings the delta no longer holds.
+		ix.cache.commit(delta{ix.adds, ix.dels}, len(ix.drops) == 0 && !ix.ranFlushed)
 		ix.mu.Lock()
 		for p, id := range ix.fresh {
 			ix.commitPath(p, id)
