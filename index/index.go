@@ -37,10 +37,10 @@ type Index struct {
 	// ranFlushed: FlushRun wrote postings of this mutation and forgot
 	// them, so its delta does not describe it (the cache is emptied).
 	ranFlushed bool
-	rank  rankTree // the committed rank order in memory (rank.go)
-	x     extractor
-	key   []byte
-	cache bitmapCache // hot posting lists, updated by every commit's delta
+	rank       rankTree // the committed rank order in memory (rank.go)
+	x          extractor
+	key        []byte
+	cache      bitmapCache // hot posting lists, updated by every commit's delta
 
 	cfg      Config       // what Load found, or want
 	want     *Config      // the configuration Configure sets; nil keeps the stored one
