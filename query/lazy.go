@@ -23,9 +23,14 @@ import (
 // resolves to nothing, say), the resolution starts again the ordinary
 // way, judging every candidate. The answer is always the full scan's.
 //
-// Not used with a quality floor or a budget (both judge or allot along
-// the whole ranking), for ranked_set or a first full_set page that holds
-// every candidate (each would be judged anyway), or for a lossy plan.
+// A budget is allotted along the rank order from the first candidate,
+// so on a first page (single_best, or full_set without a cursor) it
+// needs the costs of the page's candidates only, which judging the page
+// reads: the page is allotted after it is filled (respond). A later page
+// would need the cost of every candidate before it, so it judges every
+// candidate, as does a resolution with a quality floor (which judges
+// along the whole ranking), ranked_set or a first full_set page that
+// holds every candidate (each would be judged anyway), or a lossy plan.
 
 // errLazyMiss ends a lazy resolution whose documents disagreed with the
 // index; Resolve then resolves again without it.
@@ -86,7 +91,7 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 // tryLazy fills r.accepted from the candidates' records when the plan
 // allows it, and reports whether it did.
 func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (bool, error) {
-	if r.noLazy || !planExact(plan) || r.in.Budget != nil || len(r.in.QualityFloor) > 0 ||
+	if r.noLazy || !planExact(plan) || (r.in.Budget != nil && r.cursor != nil) || len(r.in.QualityFloor) > 0 ||
 		r.in.ResolutionPolicy == "ranked_set" {
 		return false, nil
 	}
