@@ -11,6 +11,7 @@ require (
 	github.com/dlclark/regexp2/v2 v2.12.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
+	github.com/google/btree v1.1.3
 	github.com/google/go-cmp v0.7.0
 	github.com/gowebpki/jcs v1.0.2
 	github.com/jackc/pgx/v5 v5.12.0

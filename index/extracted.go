@@ -85,7 +85,7 @@ func (ix *Index) AddExtracted(num uint32, v any) error {
 // FlushRun implements store.IndexExtractor: the rank keys and postings
 // recorded so far, then forgets them; new paths wait for Flush.
 func (ix *Index) FlushRun(w *store.IndexWriter) error {
-	if err := ix.ranks.flush(w); err != nil {
+	if err := ix.ranks.flush(w, &ix.rank); err != nil {
 		return err
 	}
 	if err := ix.adds.flushAdds(w); err != nil {
@@ -93,5 +93,6 @@ func (ix *Index) FlushRun(w *store.IndexWriter) error {
 	}
 	ix.adds.reset()
 	clear(ix.ranks)
+	ix.ranFlushed = true // the delta Done sees no longer holds these postings
 	return nil
 }

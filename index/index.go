@@ -34,9 +34,13 @@ type Index struct {
 	adds  *postingSet
 	dels  *postingSet
 	ranks rankKeys // the mutation's rank keys to set or delete
-	x     extractor
-	key   []byte
-	cache bitmapCache // hot posting lists, updated by every commit's delta
+	// ranFlushed: FlushRun wrote postings of this mutation and forgot
+	// them, so its delta does not describe it (the cache is emptied).
+	ranFlushed bool
+	rank       rankTree // the committed rank order in memory (rank.go)
+	x          extractor
+	key        []byte
+	cache      bitmapCache // hot posting lists, updated by every commit's delta
 
 	cfg      Config       // what Load found, or want
 	want     *Config      // the configuration Configure sets; nil keeps the stored one
@@ -86,6 +90,7 @@ func (ix *Index) reset() {
 	ix.adds.reset()
 	ix.dels.reset()
 	clear(ix.ranks)
+	ix.ranFlushed = false
 }
 
 // Version implements store.Indexer.
@@ -95,6 +100,7 @@ func (ix *Index) Version() string { return Version }
 // next path id a sweep persisted (ids of dropped paths are never reused).
 func (ix *Index) Load(r *store.IndexReader) error {
 	ix.r = r
+	ix.rank.reset()
 	if err := ix.loadConfig(r); err != nil {
 		return err
 	}
@@ -218,7 +224,7 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 			return err
 		}
 	}
-	if err := ix.ranks.flush(w); err != nil {
+	if err := ix.ranks.flush(w, &ix.rank); err != nil {
 		return err
 	}
 	if err := ix.adds.flushAdds(w); err != nil {
@@ -231,9 +237,12 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 // lookups, and paths a committed sweep step dropped leave them; an
 // aborted mutation's paths and ids are forgotten.
 func (ix *Index) Done(committed bool) {
+	ix.rank.done(committed)
 	if committed {
 		ix.cfgDirty = false
-		ix.cache.commit(delta{ix.adds, ix.dels}, len(ix.drops) == 0) // a sweep deletes keys outside the delta
+		// A sweep deletes keys outside the delta; a load's runs wrote
+		// postings the delta no longer holds.
+		ix.cache.commit(delta{ix.adds, ix.dels}, len(ix.drops) == 0 && !ix.ranFlushed)
 		ix.mu.Lock()
 		for p, id := range ix.fresh {
 			ix.commitPath(p, id)

@@ -284,3 +284,30 @@ func TestLargeImportIsWhole(t *testing.T) {
 		t.Fatalf("the refused import stored %d documents", after.Documents-before.Documents)
 	}
 }
+
+// TestLoadUpdatesCachedPostings: a load of several runs into a store
+// whose posting cache is warm leaves no cached list stale (each run's
+// postings are flushed and forgotten before the commit, so the commit's
+// delta cannot update the cache).
+func TestLoadUpdatesCachedPostings(t *testing.T) {
+	s, ix, err := Open(t.TempDir(), &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Put(context.Background(), store.Document{Body: []byte(`{"offer_id":"z"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.All(); err != nil { // cached
+		t.Fatal(err)
+	}
+	var docs []store.Document
+	for i := range 5 {
+		docs = append(docs, store.Document{Body: []byte(`{"offer_id":"o` + string(rune('a'+i)) + `"}`)})
+	}
+	load(t, s, docs, 2)
+	all, err := ix.All()
+	if err != nil || all.GetCardinality() != 6 {
+		t.Fatalf("every-document list after the load: %v, %v; want 6 documents", all, err)
+	}
+}

@@ -11,6 +11,8 @@ package index
 // distinct value in the range (valueScan over the whole range, as lookups
 // did before buckets) and "buckets" is the lookup (rangeScan). Both give
 // the same documents, checked before timing; each reports "docs".
+// AQLSTORE_RANGE_INSTANT_LEVELS (e.g. "5,6,7") builds the corpus with
+// other instant bucket levels, to compare layouts run against run.
 
 import (
 	"context"
@@ -20,6 +22,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +37,20 @@ func BenchmarkRangeBuckets(b *testing.B) {
 	n := 50000
 	if v, err := strconv.Atoi(os.Getenv("AQLSTORE_RANGE_DOCS")); err == nil && v > 0 {
 		n = v
+	}
+	if v := os.Getenv("AQLSTORE_RANGE_INSTANT_LEVELS"); v != "" {
+		// Other instant bucket levels, e.g. "5,6,7": the corpus is
+		// built with them, so a run compares one layout with the values.
+		var levels []int
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 || n > 8 {
+				b.Fatalf("AQLSTORE_RANGE_INSTANT_LEVELS=%q: want byte lengths 1-8, comma-separated", v)
+			}
+			levels = append(levels, n)
+		}
+		defer func(old []int) { instantBuckets = old }(instantBuckets)
+		instantBuckets = levels
 	}
 	s, ix, err := Open(b.TempDir(), &store.Options{NoSync: true})
 	if err != nil {

@@ -147,3 +147,85 @@ func TestCheckFindsWrongRankKeys(t *testing.T) {
 		t.Fatalf("check of a wrong rank key: %+v", rep)
 	}
 }
+
+// TestRankTreeFollowsCommits: once a walk has built the in-memory rank
+// order, each later commit (puts, a replace, deletes, a batch larger
+// than the delta a commit applies, an aborted put) leaves it equal to
+// the stored keys, and a walk that began before a commit keeps seeing
+// the order as it was.
+func TestRankTreeFollowsCommits(t *testing.T) {
+	s, ix, err := Open(t.TempDir(), &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	put := func(docs ...store.Document) []store.Ref {
+		t.Helper()
+		refs, err := s.PutBatch(ctx, docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return refs
+	}
+	doc := func(id string, score canon.Number) store.Document {
+		var sig *canon.Signals
+		if score != "" {
+			sig = &canon.Signals{Score: score}
+		}
+		return store.Document{Body: []byte(`{"offer_id":"` + id + `"}`), Signals: sig}
+	}
+	same := func(step string) {
+		t.Helper()
+		var stored []uint32
+		err := ix.walkRankKeys(func(key []byte) (bool, error) {
+			num, _ := rankNum(key)
+			stored = append(stored, num)
+			return true, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := walkAll(t, ix, nil); !slices.Equal(got, stored) {
+			t.Fatalf("%s: in-memory rank walk = %v, stored keys say %v", step, got, stored)
+		}
+	}
+	refs := put(doc("b", "2"), doc("a", ""), doc("c", "10"))
+	same("first walk")
+	before := walkAll(t, ix, nil)
+	var during []uint32
+	err = ix.WalkRank(nil, func(num uint32) (bool, error) {
+		if len(during) == 0 { // a commit while this walk is under way
+			put(doc("d", "100"), doc("e", "0.5"))
+		}
+		during = append(during, num)
+		return true, nil
+	})
+	if err != nil || !slices.Equal(during, before) {
+		t.Fatalf("a walk across a commit = %v, %v; want the order it began with, %v", during, err, before)
+	}
+	same("after puts")
+	put(doc("b2", "7"))
+	if err := s.Delete(ctx, refs[2]); err != nil {
+		t.Fatal(err)
+	}
+	same("after a delete")
+	defer func(n int) { rankDeltaMax = n }(rankDeltaMax)
+	rankDeltaMax = 4
+	var many []store.Document
+	for i := range rankDeltaMax + 1 {
+		many = append(many, doc("m"+strconv.Itoa(i), canon.Number(strconv.Itoa(i%3))))
+	}
+	put(many...)
+	if ix.rank.snap.Load() != nil {
+		t.Fatal("a commit past rankDeltaMax kept the in-memory order")
+	}
+	same("after a large batch")
+	put(doc("y", "1"), doc("x", "1"))
+	same("after a commit under the limit")
+	if _, err := s.Put(ctx, store.Document{Body: []byte(`{"offer_id":`)}); err == nil {
+		t.Fatal("a malformed document was stored")
+	}
+	put(doc("z", "3"))
+	same("after an aborted put")
+}

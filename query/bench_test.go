@@ -49,7 +49,8 @@ var (
 )
 
 func benchOptions() *store.Options {
-	return &store.Options{NoSync: true, BlockCompression: os.Getenv("AQLSTORE_BENCH_BLOCK_COMPRESSION")}
+	return &store.Options{NoSync: true, BlockCompression: os.Getenv("AQLSTORE_BENCH_BLOCK_COMPRESSION"),
+		CacheSize: 256 << 20} // as aqlbench gives every engine
 }
 
 // benchCorpus opens (once per run) the indexed corpus, building whatever
@@ -304,4 +305,110 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(benchDir)
 	}
 	os.Exit(code)
+}
+
+// BenchmarkResolveRanges times the range and page workloads of the
+// benchmark report through the planner, rejections not listed, as
+// aqlbench asks them: an instant after a threshold and within a 90-day
+// window (0.1%, every candidate on one page), a decimal range (0.1%), the
+// first page of 100 of an instant before a threshold (99.9%), and ten
+// full_set pages of 100 of a 1% equality, each through its cursor, beside
+// its first page alone; the pages of a 1% equality and of a 10% one again
+// with each ranking strategy forced (walk, sort: rank.Select).
+func BenchmarkResolveRanges(b *testing.B) {
+	s, ix := benchCorpus(b)
+	qs := []struct {
+		name, constraints string
+		page, pages       int
+		rank              rankStrategy
+	}{
+		{"after_0.1pct", `{"path":"/conformance/last_attested_at","operator":"after","value":"2026-01-01T00:00:00Z"}`, 1 << 30, 1, rankByCost},
+		{"within_0.1pct", `{"path":"/conformance/last_attested_at","operator":"within","value":["2026-01-01T00:00:01Z","2026-04-01T00:00:00Z"]}`, 1 << 30, 1, rankByCost},
+		{"price_lte_0.1pct", `{"path":"/pricing/models/*/amount","operator":"lte","value":"100.00"}`, 1 << 30, 1, rankByCost},
+		{"before_99.9pct_page1", `{"path":"/conformance/last_attested_at","operator":"before","value":"2026-01-01T00:00:01Z"}`, 100, 1, rankByCost},
+		{"risk_eq_10pct_page1", `{"path":"/risk_class","operator":"eq","value":"high"}`, 100, 1, rankByCost},
+		{"eq_0.1pct", `{"path":"/tool/categories/*","operator":"eq","value":"sel_0.1pct"}`, 1 << 30, 1, rankByCost},
+		{"page_walk_1pct", `{"path":"/tool/categories/*","operator":"eq","value":"sel_1pct"}`, 100, 10, rankByCost},
+		{"page1_1pct", `{"path":"/tool/categories/*","operator":"eq","value":"sel_1pct"}`, 100, 1, rankByCost},
+		{"page_walk_1pct/walk", `{"path":"/tool/categories/*","operator":"eq","value":"sel_1pct"}`, 100, 10, rankForceWalk},
+		{"page_walk_1pct/sort", `{"path":"/tool/categories/*","operator":"eq","value":"sel_1pct"}`, 100, 10, rankForceSort},
+		{"risk_eq_10pct_page1/walk", `{"path":"/risk_class","operator":"eq","value":"high"}`, 100, 1, rankForceWalk},
+		{"risk_eq_10pct_page1/sort", `{"path":"/risk_class","operator":"eq","value":"high"}`, 100, 1, rankForceSort},
+	}
+	for _, q := range qs {
+		in := benchIntent(b, q.constraints)
+		b.Run(q.name, func(b *testing.B) {
+			run := func() (int, error) {
+				o := &Options{Signer: testSigner(), At: at, PageSize: q.page, MaxRejected: -1, Index: ix, rankWith: q.rank}
+				got := 0
+				for p := 0; p < q.pages; p++ {
+					resp, err := Resolve(context.Background(), s, in, o)
+					if err != nil {
+						return got, err
+					}
+					got += len(resp.Candidates)
+					if o.Cursor = resp.NextCursor; o.Cursor == "" {
+						break
+					}
+				}
+				return got, nil
+			}
+			if got, err := run(); err != nil || got == 0 {
+				b.Fatalf("%s: %d candidates, %v", q.name, got, err)
+			}
+			lat := make([]time.Duration, 0, b.N)
+			cpu0 := processCPU()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := run(); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			b.StopTimer()
+			reportLatency(b, lat)
+			// CPU time is steadier than latency on a shared machine.
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkRankPage times ranking the first page of 100 alone, by each
+// strategy (rankwalk.go), for equality plans of 0.1% to 10% of the
+// corpus; it reports the walk's steps and the accepted candidates, from
+// which rankStepCost is measured: the walk's ns/op over its steps
+// against the sort's over the accepted.
+func BenchmarkRankPage(b *testing.B) {
+	s, ix := benchCorpus(b)
+	ctx := context.Background()
+	for _, v := range []string{"sel_0.1pct", "sel_1pct", "sel_10pct"} {
+		in := benchIntent(b, `{"path":"/tool/categories/*","operator":"eq","value":"`+v+`"}`)
+		plan, err := PlanIntentContext(ctx, s, ix, in, store.Public, []canon.Kind{canon.KindManifest})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, way := range []rankStrategy{rankForceWalk, rankForceSort} {
+			name := map[rankStrategy]string{rankForceWalk: "walk", rankForceSort: "sort"}[way]
+			b.Run(v+"/"+name, func(b *testing.B) {
+				o := &Options{Signer: testSigner(), At: at, PageSize: 100, Index: ix, rankWith: way}
+				var choice *RankChoice
+				for range b.N {
+					od := o.withDefaults()
+					r := newResolution(in, &od)
+					p := *plan
+					walked, err := r.rankPage(ctx, s, &p, plan.Candidates)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !walked {
+						rankOrder(r.accepted)
+					}
+					choice = p.Rank
+				}
+				b.ReportMetric(float64(choice.Walked), "steps")
+				b.ReportMetric(float64(choice.Accepted), "accepted")
+			})
+		}
+	}
 }

@@ -23,9 +23,14 @@ import (
 // resolves to nothing, say), the resolution starts again the ordinary
 // way, judging every candidate. The answer is always the full scan's.
 //
-// Not used with a quality floor or a budget (both judge or allot along
-// the whole ranking), for ranked_set or a first full_set page that holds
-// every candidate (each would be judged anyway), or for a lossy plan.
+// A budget is allotted along the rank order from the first candidate,
+// so on a first page (single_best, or full_set without a cursor) it
+// needs the costs of the page's candidates only, which judging the page
+// reads: the page is allotted after it is filled (respond). A later page
+// would need the cost of every candidate before it, so it judges every
+// candidate, as does a resolution with a quality floor (which judges
+// along the whole ranking), ranked_set or a first full_set page that
+// holds every candidate (each would be judged anyway), or a lossy plan.
 
 // errLazyMiss ends a lazy resolution whose documents disagreed with the
 // index; Resolve then resolves again without it.
@@ -41,13 +46,15 @@ type lazyState struct {
 	ctx      context.Context
 	s        *store.Store
 	rejected *roaring.Bitmap // visible documents not accepted: the plan excluded them or the projection refuses them
-	walked   bool            // r.accepted is the page (and one more) in rank order, numbers only (rankwalk.go)
+	walked   bool            // r.accepted is the page (and one more) in rank order, not yet judged (rankwalk.go)
 }
 
-// rankPage fills r.accepted in rank order: by walking the rank order
-// (only the page, and one more), or by taking every accepted candidate's
-// score and candidate id from the store's columns and sorting, whichever
-// plan.Rank says is cheaper. It reports whether it walked.
+// rankPage fills r.accepted in rank order with the page, and one more,
+// after the cursor: by walking the rank order, or by selecting the first
+// of the accepted candidates by their rank keys, made from the store's
+// columns, whichever plan.Rank says is cheaper (rankwalk.go). It reports
+// whether r.accepted is that page (always, unless a score has no rank
+// key: then it holds every accepted candidate, to be sorted).
 func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, accepted *roaring.Bitmap) (bool, error) {
 	all, err := r.o.Index.All()
 	if err != nil {
@@ -61,11 +68,17 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 			r.accepted = page
 			return done, err
 		}
-		choice.Op, choice.Fallback = "rank.Sort", true
+		choice.Op, choice.Fallback = rankSelectOp, true
 	}
-	// No record is read: the store's columns hold the score and the
-	// candidate id. The page's candidates get their costs when fillPage
-	// judges them; this path never allots a budget.
+	page, keyed, err := r.selectRank(ctx, s, accepted, r.rankWant())
+	if err != nil || keyed {
+		r.accepted = page
+		return keyed, err
+	}
+	// A score without a rank key: every accepted candidate, from the
+	// columns, for rankOrder to sort by compareRank. No record is read;
+	// the page's candidates get their costs when fillPage judges them
+	// (this path never allots a budget).
 	for h, err := range s.Headers(ctx, accepted) {
 		if err != nil {
 			return false, err
@@ -78,7 +91,7 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 // tryLazy fills r.accepted from the candidates' records when the plan
 // allows it, and reports whether it did.
 func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (bool, error) {
-	if r.noLazy || !planExact(plan) || r.in.Budget != nil || len(r.in.QualityFloor) > 0 ||
+	if r.noLazy || !planExact(plan) || (r.in.Budget != nil && r.cursor != nil) || len(r.in.QualityFloor) > 0 ||
 		r.in.ResolutionPolicy == "ranked_set" {
 		return false, nil
 	}

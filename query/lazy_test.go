@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/aqlstore/aqlstore/canon"
@@ -73,5 +74,74 @@ func TestLazyPageDistrustsTheIndex(t *testing.T) {
 	if planned.Evaluated != 2 || len(planned.Rejected) != 1 {
 		t.Errorf("lazy resolution evaluated %d (want 2: one on the page, one listed rejection), listed %d rejections",
 			planned.Evaluated, len(planned.Rejected))
+	}
+}
+
+// TestBudgetFirstPageIsLazy: a budgeted first page (full_set, and
+// single_best) judges and allots the page's candidates only, in rank
+// order, and its answer (over_budget flags, reasons, remaining budget)
+// is the full scan's; the pages after it, which need every earlier cost,
+// judge every candidate and are the full scan's too.
+func TestBudgetFirstPageIsLazy(t *testing.T) {
+	s, ix, err := index.Open(t.TempDir(), &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var docs []store.Document
+	for i := range 40 {
+		sig := &canon.Signals{Score: canon.Number(fmt.Sprint(100 - i%17))}
+		switch i % 5 {
+		case 0: // no cost: allots nothing
+		case 1:
+			sig.Cost = &canon.Cost{Amount: "3.50", Currency: "USD"} // another currency
+		default:
+			sig.Cost = &canon.Cost{Amount: fmt.Sprintf("%d.25", i%7), Currency: "EUR"}
+		}
+		docs = append(docs, store.Document{Body: []byte(fmt.Sprintf(`{"g":"x","i":%d}`, i)), Kind: canon.KindJSON,
+			Owner: store.Public, Signals: sig})
+	}
+	if _, err := s.PutBatch(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []string{"full_set", "single_best"} {
+		in, err := aql.Parse([]byte(`{"intent_id":"urn:oap:intent:budget","issuer_did":"did:web:budget.example","category":"knowledge",
+			"constraints":{"path":"/g","operator":"eq","value":"x"},"projection":{"include":["/i"]},
+			"budget":{"amount":"9.00","currency":"EUR","allocation":"single_winner"},
+			"validity":{"from":"2026-05-01T00:00:00Z","to":"2026-06-01T00:00:00Z"},"resolution_policy":"`+policy+`",
+			"signature":{"alg":"EdDSA","value":"x"}}`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cursor := ""
+		for page := 0; page < 3; page++ {
+			var plan *Plan
+			o := &Options{Signer: testSigner(), At: at, PageSize: 4, Cursor: cursor}
+			full, err := Resolve(context.Background(), s, in, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Index, o.Explain = ix, func(p *Plan) { plan = p }
+			planned, err := Resolve(context.Background(), s, in, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := responseJSON(full), responseJSON(planned); a != b {
+				t.Fatalf("%s page %d differs from the full scan\nfull:    %s\nplanner: %s", policy, page, a, b)
+			}
+			over := 0
+			for _, c := range planned.Candidates {
+				if c.OverBudget {
+					over++
+				}
+			}
+			if page == 0 && (plan.Rank == nil || planned.Evaluated > 5 || (policy == "full_set" && over == 0)) {
+				t.Fatalf("%s first page: rank %v, %d evaluated, %d over budget; want a lazy page of 4 (and one more) with some over budget",
+					policy, plan.Rank, planned.Evaluated, over)
+			}
+			if cursor = planned.NextCursor; cursor == "" {
+				break
+			}
+		}
 	}
 }

@@ -133,20 +133,25 @@ func genIntent(t *rapid.T) string {
 		exclude = fmt.Sprintf(`,"exclude":[%q]`, genPath(t)) // positions allowed
 	}
 	policy := rapid.SampledFrom([]string{"ranked_set", "full_set", "full_set", "single_best"}).Draw(t, "policy")
+	budget := rapid.SampledFrom([]string{"", "", `,"budget":{"amount":"3.00","currency":"EUR","allocation":"single_winner"}`,
+		`,"budget":{"amount":"0.5","currency":"USD","allocation":"single_winner"}`}).Draw(t, "budget")
 	return `{"intent_id":"urn:oap:intent:diff","issuer_did":"did:web:diff.example","category":"knowledge",` +
-		`"constraints":` + genTree(t, 0) + `,"projection":{"include":` + include + exclude + `},` +
+		`"constraints":` + genTree(t, 0) + `,"projection":{"include":` + include + exclude + `}` + budget + `,` +
 		`"validity":{"from":"2026-05-01T00:00:00Z","to":"2026-06-01T00:00:00Z"},` +
 		`"resolution_policy":"` + policy + `","signature":{"alg":"EdDSA","value":"x"}}`
 }
 
 // genSignals draws a score or none; equal values written differently
-// (1, 1.0; 0.5, 0.50) must rank as one value.
+// (1, 1.0; 0.5, 0.50) must rank as one value. It draws a cost too, in
+// one of two currencies or none, which a budget allots.
 func genSignals(t *rapid.T) *canon.Signals {
 	score := rapid.SampledFrom([]string{"", "", "1", "1.0", "0.5", "0.50", "-2", "10", "1e-3", "0"}).Draw(t, "score")
-	if score == "" {
+	cost := rapid.SampledFrom([]*canon.Cost{nil, nil, {Amount: "1.00", Currency: "EUR"}, {Amount: "2.5", Currency: "EUR"},
+		{Amount: "0.25", Currency: "USD"}}).Draw(t, "cost")
+	if score == "" && cost == nil {
 		return nil
 	}
-	return &canon.Signals{Score: canon.Number(score)}
+	return &canon.Signals{Score: canon.Number(score), Cost: cost}
 }
 
 // diffChecks is how many random stores TestPlannerEqualsFullScan checks
@@ -240,7 +245,7 @@ func countRank(t *rapid.T, with rankStrategy, rank *RankChoice) {
 	default:
 		diffSorts.Add(1)
 	}
-	if rank != nil && with == rankForceSort && rank.Op != "rank.Sort" {
+	if rank != nil && with == rankForceSort && rank.Op != "rank.Select" {
 		t.Fatalf("sort forced, explain says %s", rank)
 	}
 }

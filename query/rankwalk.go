@@ -1,10 +1,15 @@
 package query
 
 import (
+	"bytes"
+	"container/heap"
+	"context"
 	"fmt"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/index"
+	"github.com/aqlstore/aqlstore/store"
 )
 
 // Ranking a lazy page. The accepted candidates of an exact plan are known
@@ -15,24 +20,26 @@ import (
 //     the page is full. Its cost is one cheap key step per document it
 //     passes: about want × all / accepted when the accepted documents are
 //     spread through the order.
-//   - rank.Sort takes every accepted candidate's score and candidate id
-//     from the store's columns (store.Headers, no record read) and sorts.
+//   - rank.Select makes every accepted candidate's rank key from its
+//     score and candidate id in the store's columns (store.Headers, no
+//     record read) and keeps the first ones in a bounded heap: one key
+//     and, mostly, one comparison per accepted candidate.
 //
 // The choice compares the two estimates. A walk that passes more keys
-// than the sort would have cost (the accepted documents crowd the end of
-// the order) gives up and sorts, so a wrong estimate costs at most twice
-// the sort.
+// than the selection would have cost (the accepted documents crowd the
+// end of the order) gives up and selects, so a wrong estimate costs at
+// most twice the selection. Either way the page is the one after the
+// cursor, so a next page costs what the first does.
 
-// rankStepCost is one step of the walk in units of one record read, as
-// the sort cost before the store kept its columns in memory; the sort now
-// costs a column read and its share of the sort's comparisons, which parse
-// decimal scores, and the constant has not been measured again since.
-// Measured on 20,000 manifests with a warm cache (2-core machine): a walk
-// step 0.19 µs; a record read 3.1 µs when every document is read in
-// order, 7–9 µs when one in a hundred is. 0.05 sides with the sort; on a
-// store larger than the cache a record read costs a block decode
-// (30–40 µs at 1M), and the walk wins more often than this says.
-const rankStepCost = 0.05
+// rankStepCost is one step of the walk in units of what rank.Select
+// spends on one accepted candidate. Measured on 100,000 manifests, warm
+// (BenchmarkRankPage, a 2-core machine shared with other work): a walk
+// step over the in-memory order 56–93 ns; a selection 410–490 ns per
+// accepted candidate, most of it cache misses on the columns' scores and
+// candidate ids. Both grow little with the store, so at a million
+// documents a page ranks in about a millisecond at worst, where the two
+// estimates meet (accepted ≈ √(want · documents · rankStepCost)).
+const rankStepCost = 0.15
 
 // rankStrategy forces a strategy in tests; zero chooses by cost.
 type rankStrategy int
@@ -43,13 +50,19 @@ const (
 	rankForceSort
 )
 
+// The two strategies' names in explain.
+const (
+	rankWalkOp   = "rank.Walk"
+	rankSelectOp = "rank.Select"
+)
+
 // RankChoice is how a lazy resolution ranked its page, for explain.
 type RankChoice struct {
-	Op           string // rank.Walk or rank.Sort
+	Op           string // rank.Walk or rank.Select
 	Accepted     uint64 // candidates accepted from the bitmaps
 	WalkEstimate uint64 // rank keys the walk was expected to pass
 	Walked       uint64 // rank keys it passed (0 for a sort without a walk)
-	Fallback     bool   // the walk passed its limit and the page was sorted
+	Fallback     bool   // the walk passed its limit and the page was selected
 }
 
 func (c *RankChoice) String() string {
@@ -89,7 +102,7 @@ func (r *resolution) chooseRank(accepted, all uint64) (choice *RankChoice, walk 
 	if accepted > 0 {
 		est = min(all, want*all/accepted+want)
 	}
-	choice = &RankChoice{Op: "rank.Sort", Accepted: accepted, WalkEstimate: est}
+	choice = &RankChoice{Op: rankSelectOp, Accepted: accepted, WalkEstimate: est}
 	limit = uint64(float64(accepted) / rankStepCost)
 	switch r.o.rankWith {
 	case rankForceWalk:
@@ -100,7 +113,7 @@ func (r *resolution) chooseRank(accepted, all uint64) (choice *RankChoice, walk 
 		walk = float64(est)*rankStepCost < float64(accepted)
 	}
 	if walk {
-		choice.Op = "rank.Walk"
+		choice.Op = rankWalkOp
 	}
 	return choice, walk, limit
 }
@@ -127,4 +140,58 @@ func (r *resolution) walkRank(ix *index.Index, accepted *roaring.Bitmap, want in
 		return done && len(out) < want, nil
 	})
 	return out, done, err
+}
+
+// selectRank returns up to want accepted candidates in rank order after
+// the cursor, chosen by their rank keys (index.AppendRankKey) in a heap
+// that keeps the want first: a candidate that ranks after every kept one
+// costs its key and one comparison. keyed is false, and out nil, when a
+// score makes no rank key (not a number; an index refuses such scores,
+// so only a store indexed otherwise has one).
+func (r *resolution) selectRank(ctx context.Context, s *store.Store, accepted *roaring.Bitmap, want int) (out []*Candidate, keyed bool, err error) {
+	var after []byte
+	if cur := r.cursor; cur != nil {
+		if after, err = index.AppendRankKey(nil, cur.score, cur.id, cur.num); err != nil {
+			return nil, false, fmt.Errorf("%w: malformed score", ErrBadCursor)
+		}
+	}
+	h := make(rankHeap, 0, want)
+	var key []byte
+	for hd, err := range s.Headers(ctx, accepted) {
+		if err != nil {
+			return nil, false, err
+		}
+		if key, err = index.AppendRankKey(key[:0], hd.Score, hd.CandidateID, hd.Num); err != nil {
+			return nil, false, nil
+		}
+		switch {
+		case after != nil && bytes.Compare(key, after) <= 0:
+		case len(h) < want:
+			heap.Push(&h, rankKeyed{key: bytes.Clone(key), c: &Candidate{CandidateID: hd.CandidateID, Score: hd.Score, num: hd.Num}})
+		case want > 0 && bytes.Compare(key, h[0].key) < 0:
+			h[0].key = append(h[0].key[:0], key...)
+			*h[0].c = Candidate{CandidateID: hd.CandidateID, Score: hd.Score, num: hd.Num}
+			heap.Fix(&h, 0)
+		}
+	}
+	slices.SortFunc(h, func(a, b rankKeyed) int { return bytes.Compare(a.key, b.key) })
+	out = make([]*Candidate, len(h))
+	for i := range h {
+		out[i], h[i].c.rankKey = h[i].c, h[i].key
+	}
+	return out, true, nil
+}
+
+// rankHeap is a heap of candidates whose root ranks last.
+type rankHeap []rankKeyed
+
+func (h rankHeap) Len() int           { return len(h) }
+func (h rankHeap) Less(i, j int) bool { return bytes.Compare(h[i].key, h[j].key) > 0 }
+func (h rankHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *rankHeap) Push(x any)        { *h = append(*h, x.(rankKeyed)) }
+func (h *rankHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

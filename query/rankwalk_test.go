@@ -59,8 +59,8 @@ func resolveExplained(t *testing.T, s *store.Store, ix *index.Index, in *aql.Int
 }
 
 // TestRankStrategyByCost: a page of a large share of the store walks the
-// rank order; a page of a few documents among many sorts them; a walk
-// whose documents crowd the end of the order gives up and sorts. Every
+// rank order; a page of a few documents among many selects them; a walk
+// whose documents crowd the end of the order gives up and selects. Every
 // page is the full scan's.
 func TestRankStrategyByCost(t *testing.T) {
 	s, ix, err := index.Open(t.TempDir(), &store.Options{NoSync: true})
@@ -69,14 +69,14 @@ func TestRankStrategyByCost(t *testing.T) {
 	}
 	defer s.Close()
 	// 1,200 documents: "x" ranks first (scores 2000 down), "few" are 5
-	// spread among them, "last" are 21 ranked after every other.
+	// spread among them, "last" are 100 ranked after every other.
 	var docs []store.Document
 	for i := range 1200 {
 		g, score := "x", canon.Number(fmt.Sprint(2000-i))
 		switch {
 		case i%200 == 7:
 			g = "few"
-		case i >= 1179:
+		case i >= 1100:
 			g, score = "last", canon.Number(fmt.Sprintf("-%d.50", i))
 		}
 		docs = append(docs, store.Document{Body: []byte(fmt.Sprintf(`{"g":%q,"i":%d}`, g, i)), Kind: canon.KindJSON,
@@ -88,10 +88,10 @@ func TestRankStrategyByCost(t *testing.T) {
 	if c := resolveExplained(t, s, ix, rankIntent(t, "x")); c.Op != "rank.Walk" || c.Walked > 5 {
 		t.Errorf("most of the store: %s, want rank.Walk passing the page and one more", c)
 	}
-	if c := resolveExplained(t, s, ix, rankIntent(t, "few")); c.Op != "rank.Sort" || c.Fallback {
-		t.Errorf("5 of 1,200: %s, want rank.Sort", c)
+	if c := resolveExplained(t, s, ix, rankIntent(t, "few")); c.Op != "rank.Select" || c.Fallback {
+		t.Errorf("5 of 1,200: %s, want rank.Select", c)
 	}
-	if c := resolveExplained(t, s, ix, rankIntent(t, "last")); c.Op != "rank.Sort" || !c.Fallback {
-		t.Errorf("21 at the end of the order: %s, want a walk given up for rank.Sort", c)
+	if c := resolveExplained(t, s, ix, rankIntent(t, "last")); c.Op != "rank.Select" || !c.Fallback {
+		t.Errorf("100 at the end of the order: %s, want a walk given up for rank.Select", c)
 	}
 }

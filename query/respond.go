@@ -12,16 +12,20 @@ func (r *resolution) respond() (*Response, error) {
 	if !walked {
 		rankOrder(r.accepted)
 	}
-	allocate(r.in.Budget, r.accepted)
+	if r.lazy == nil {
+		allocate(r.in.Budget, r.accepted)
+	}
 	for i, c := range r.accepted {
 		c.Rank = i + 1
 	}
 	if walked {
 		// The walk knows only the numbers: judge the page before it is
 		// cut, so that the cursor holds the last one's score and id.
-		if err := r.fillPage(r.accepted[:min(len(r.accepted), r.pageLen())]); err != nil {
+		filled := r.accepted[:min(len(r.accepted), r.pageLen())]
+		if err := r.fillPage(filled); err != nil {
 			return nil, err
 		}
+		allocate(r.in.Budget, filled) // a first page (tryLazy): the budget starts with it
 	}
 	page, next, err := r.page()
 	if err != nil {
@@ -31,6 +35,7 @@ func (r *resolution) respond() (*Response, error) {
 		if err := r.fillPage(page); err != nil {
 			return nil, err
 		}
+		allocate(r.in.Budget, page)
 	}
 	resp := &Response{
 		ResponseID: "urn:oap:intent-response:" + r.id, IntentID: r.in.IntentID,
