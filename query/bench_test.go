@@ -163,7 +163,7 @@ func benchQueries(n int) []benchQuery {
 // count is checked before timing. Signing included. Besides ns/op it reports the latency
 // percentiles p50-ms and p99-ms over the timed iterations, and
 // docs-covered/s (corpus size × queries per second: for the full scan,
-// its scan rate).
+// its scan rate), and cpu-ms/op, the process's CPU time per query.
 func BenchmarkResolve(b *testing.B) {
 	s, ix := benchCorpus(b)
 	n := benchDocs()
@@ -196,6 +196,7 @@ func BenchmarkResolve(b *testing.B) {
 					b.Fatalf("%s: %d candidates, want %d", q.name, len(resp.Candidates), want)
 				}
 				lat := make([]time.Duration, 0, b.N)
+				cpu0 := processCPU()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					t0 := time.Now()
@@ -206,6 +207,7 @@ func BenchmarkResolve(b *testing.B) {
 				}
 				b.StopTimer()
 				reportLatency(b, lat)
+				b.ReportMetric(float64(processCPU()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "docs-covered/s")
 			})
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
 	"github.com/aqlstore/aqlstore/query/sign"
@@ -112,6 +113,7 @@ type resolution struct {
 	lazy     *lazyState   // set when the page is judged after ranking (lazy.go)
 	noLazy   bool         // a lazy attempt met documents unlike the index
 	exact    bool         // the candidates are the plan's and the plan is exact: each satisfies the constraints
+	matched  bool         // keeper matched the document it let through: it satisfies the constraints
 }
 
 func newResolution(in *aql.Intent, o *Options) *resolution {
@@ -127,7 +129,6 @@ func newResolution(in *aql.Intent, o *Options) *resolution {
 // the same response.
 func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 	r.ev.SetDone(ctx.Done())
-	docs := r.fullScan(ctx, s)
 	if r.o.Index != nil {
 		plan, err := PlanIntentContext(ctx, s, r.o.Index, r.in, store.Principal(ctx), r.kinds())
 		if err != nil {
@@ -141,14 +142,14 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 			return err
 		}
 		r.exact = planExact(plan)
-		if err := r.considerAll(s.Fetch(ctx, plan.Candidates, plan.Sequential)); err != nil {
+		if err := r.considerAll(s.FetchKeeping(ctx, plan.Candidates, plan.Sequential, r.keeper())); err != nil {
 			return err
 		}
 		// What the plan excluded is rejected too, and listed as the full
 		// scan lists it (rejected.go).
 		return r.listExcluded(ctx, s, roaring.AndNot(plan.Universe, plan.Candidates))
 	}
-	return r.considerAll(docs)
+	return r.considerAll(r.fullScan(ctx, s))
 }
 
 // considerAll considers every document of docs.
@@ -164,9 +165,45 @@ func (r *resolution) considerAll(docs iter.Seq2[*store.Doc, error]) error {
 	return nil
 }
 
-// fullScan yields every visible document of the intent's kinds.
+// fullScan yields every visible document of the intent's kinds that
+// keeper does not rule out.
 func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*store.Doc, error] {
-	return s.ScanKinds(ctx, r.kinds())
+	return s.ScanKindsKeeping(ctx, r.kinds(), r.keeper())
+}
+
+// keeper judges a document on its bytes, before the store builds it,
+// when its record would not be shown: a document that fails the
+// constraints is counted as a rejection there and never copied or
+// decoded, and one that matches is yielded marked as matched (consider
+// then evaluates it once, for its record). The needles of the
+// constraints rule most documents out at memory speed. A plan that is
+// exact yields only documents that satisfy the constraints: nil.
+func (r *resolution) keeper() store.Keep {
+	if r.exact {
+		return nil
+	}
+	nd := needlesOf(r.in.Constraints)
+	rd := new(canon.RawDoc)
+	return func(_ uint32, b []byte) bool {
+		if r.keepsRejections() {
+			return true // its record may be listed: consider judges it
+		}
+		if nd.mayMatch(b) {
+			rd.Reset(b)
+			ok := r.ev.MatchRawDoc(r.in.Constraints, rd)
+			rd.Reset(nil)
+			if r.o.walks != nil {
+				r.o.walks.matches++
+			}
+			if ok {
+				r.matched = true
+				return true
+			}
+		}
+		r.nEval++
+		r.reject(dropped)
+		return false
+	}
 }
 
 // consider evaluates one document (judge, in match.go) and files it as
@@ -174,7 +211,9 @@ func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*st
 // constraints, so it is evaluated once, for its record, and not first
 // matched to learn what the plan already says.
 func (r *resolution) consider(doc *store.Doc) error {
-	c, rej, err := r.judge(doc, r.keepsRejections() || r.exact)
+	matched := r.matched // keeper matched it: evaluate it, not match it again
+	r.matched = false
+	c, rej, err := r.judge(doc, r.keepsRejections() || r.exact || matched)
 	if err != nil {
 		return err
 	}
