@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -142,7 +143,7 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 			return err
 		}
 		r.exact = planExact(plan)
-		if err := r.considerAll(s.FetchKeeping(ctx, plan.Candidates, plan.Sequential, r.keeper())); err != nil {
+		if err := r.considerCandidates(ctx, s, plan); err != nil {
 			return err
 		}
 		// What the plan excluded is rejected too, and listed as the full
@@ -150,6 +151,61 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 		return r.listExcluded(ctx, s, roaring.AndNot(plan.Universe, plan.Candidates))
 	}
 	return r.considerAll(r.fullScan(ctx, s))
+}
+
+// parallelMin is the fewest candidates of an exact plan judged on
+// several goroutines (considerParallel): below it, starting the workers
+// and their cursors costs about what they save.
+const parallelMin = 1024
+
+// considerCandidates considers the plan's candidates: those of a large
+// exact plan on GOMAXPROCS goroutines, else one by one.
+func (r *resolution) considerCandidates(ctx context.Context, s *store.Store, plan *Plan) error {
+	workers := runtime.GOMAXPROCS(0)
+	if r.exact && workers > 1 && r.o.walks == nil && plan.Candidates.GetCardinality() >= parallelMin {
+		return r.considerParallel(ctx, s, plan.Candidates, workers)
+	}
+	return r.considerAll(s.FetchKeeping(ctx, plan.Candidates, plan.Sequential, r.keeper()))
+}
+
+// verdict is what judging one candidate gave.
+type verdict struct {
+	c   *Candidate
+	rej *Rejection
+	err error
+}
+
+// considerParallel judges the candidates of an exact plan on workers
+// goroutines, each reading and judging chunks of consecutive candidates
+// with an evaluator of its own, and files the verdicts in document-number
+// order, as considerAll would: the response is the same, byte for byte.
+// Every candidate of an exact plan is judged in full (for its record), so
+// no verdict depends on the ones before it.
+func (r *resolution) considerParallel(ctx context.Context, s *store.Store, nums *roaring.Bitmap, workers int) error {
+	evs := make([]*eval.Evaluator, workers)
+	for i := range evs {
+		evs[i] = eval.New()
+		evs[i].SetDone(ctx.Done())
+	}
+	judged := store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.Doc) (verdict, error) {
+		c, rej, err := judge(evs[w], r.in, r.at, doc, true)
+		return verdict{c, rej, err}, nil
+	})
+	for v, err := range judged {
+		if err != nil {
+			return fmt.Errorf("query: %w", err)
+		}
+		if v.err != nil {
+			return v.err
+		}
+		r.nEval++
+		if v.rej != nil {
+			r.reject(v.rej)
+			continue
+		}
+		r.accepted = append(r.accepted, v.c)
+	}
+	return nil
 }
 
 // considerAll considers every document of docs.
