@@ -11,8 +11,9 @@ import (
 )
 
 // TestParallelJudgingAnswersAsOneGoroutine: the candidates of a large
-// exact plan are judged on several goroutines, and the response is the
-// one the full scan gives, judging one document at a time: the same
+// exact plan, and the documents of a full scan, are judged on several
+// goroutines, and the response is the one judging one document at a
+// time gives: the same
 // candidates, ranks, records and payloads, and the same rejections
 // (projection failures and documents below the quality floor, spread
 // over every chunk). Run it with -race.
@@ -48,12 +49,25 @@ func TestParallelJudgingAnswersAsOneGoroutine(t *testing.T) {
 	if len(parallel.Candidates) == 0 || len(parallel.Rejected) == 0 {
 		t.Fatalf("%d accepted, %d rejected: the test needs both", len(parallel.Candidates), len(parallel.Rejected))
 	}
-	serial := resolve(t, s, intent, &Options{MaxRejected: 1 << 20})
-	if a, b := responseJSON(parallel), responseJSON(serial); a != b {
-		t.Fatalf("judged in parallel:\n%.2000s\none at a time:\n%.2000s", a, b)
+	// A walk tally keeps every resolution on one goroutine.
+	serial := resolve(t, s, intent, &Options{MaxRejected: 1 << 20, walks: &walkTally{}})
+	sameResponse(t, "the plan judged in parallel", parallel, serial)
+	// The full scan, in parallel, listing every rejection, a few, or none.
+	for _, maxRejected := range []int{1 << 20, 3, -1} {
+		scan := resolve(t, s, intent, &Options{MaxRejected: maxRejected})
+		serial := resolve(t, s, intent, &Options{MaxRejected: maxRejected, walks: &walkTally{}})
+		sameResponse(t, fmt.Sprintf("the full scan in parallel (MaxRejected %d)", maxRejected), scan, serial)
 	}
-	if parallel.RejectedTotal != serial.RejectedTotal || parallel.Evaluated != serial.Evaluated {
-		t.Errorf("parallel: %d rejected of %d evaluated; serial: %d of %d",
-			parallel.RejectedTotal, parallel.Evaluated, serial.RejectedTotal, serial.Evaluated)
+}
+
+// sameResponse fails unless got and want are the same response, ids aside.
+func sameResponse(t *testing.T, what string, got, want *Response) {
+	t.Helper()
+	if a, b := responseJSON(got), responseJSON(want); a != b {
+		t.Fatalf("%s:\n%.2000s\none at a time:\n%.2000s", what, a, b)
+	}
+	if got.RejectedTotal != want.RejectedTotal || got.Evaluated != want.Evaluated {
+		t.Errorf("%s: %d rejected of %d evaluated; one at a time: %d of %d",
+			what, got.RejectedTotal, got.Evaluated, want.RejectedTotal, want.Evaluated)
 	}
 }

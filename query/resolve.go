@@ -224,7 +224,50 @@ func (r *resolution) considerAll(docs iter.Seq2[*store.Doc, error]) error {
 // fullScan yields every visible document of the intent's kinds that
 // keeper does not rule out.
 func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*store.Doc, error] {
+	if workers := runtime.GOMAXPROCS(0); workers > 1 && r.o.walks == nil {
+		return r.scanParallel(ctx, s, workers)
+	}
 	return s.ScanKindsKeeping(ctx, r.kinds(), r.keeper())
+}
+
+// scanParallel is the full scan with keeper's test on workers goroutines
+// (store.ScanKindsParallel): each matches the documents of its chunks on
+// their bytes with an evaluator of its own, and the verdicts are filed in
+// document-number order, where whether a rejection is still listed is
+// known. A document that passed is yielded marked as matched, one that
+// failed is counted as a rejection unless its record is listed.
+func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers int) iter.Seq2[*store.Doc, error] {
+	nd := needlesOf(r.in.Constraints)
+	evs := make([]*eval.Evaluator, workers)
+	rds := make([]canon.RawDoc, workers)
+	for i := range evs {
+		evs[i] = eval.New()
+		evs[i].SetDone(ctx.Done())
+	}
+	test := func(w int, b []byte) bool {
+		if !nd.mayMatch(b) {
+			return false
+		}
+		rd := &rds[w]
+		rd.Reset(b)
+		ok := evs[w].MatchRawDoc(r.in.Constraints, rd)
+		rd.Reset(nil)
+		return ok
+	}
+	keep := func(_ uint32, v store.Verdict) bool {
+		switch {
+		case v == store.Untested || r.keepsRejections():
+			r.matched = v == store.Passed
+			return true
+		case v == store.Passed:
+			r.matched = true
+			return true
+		}
+		r.nEval++
+		r.reject(dropped)
+		return false
+	}
+	return s.ScanKindsParallel(ctx, r.kinds(), workers, test, keep)
 }
 
 // keeper judges a document on its bytes, before the store builds it,

@@ -36,7 +36,31 @@ func FetchParallel[T any](ctx context.Context, s *Store, nums *roaring.Bitmap, w
 		chunks := splitChunks(nums, fetchChunk)
 		workers = max(1, min(workers, len(chunks)))
 		err := s.readView(func(v *view) error {
-			return runChunks(ctx, s.readerOf(ctx), v, chunks, workers, work, yield)
+			principal := s.readerOf(ctx)
+			type state struct {
+				recs *cursor
+				bs   *bodies
+			}
+			states := make([]state, workers) // each worker's cursors, opened by its first chunk
+			defer func() {
+				for _, st := range states {
+					if st.recs != nil {
+						_ = st.recs.close()
+						st.bs.close()
+					}
+				}
+			}()
+			return runChunks(ctx, len(chunks), workers, func(ctx context.Context, w, i int) ([]T, error) {
+				st := &states[w]
+				if st.recs == nil {
+					recs, err := v.cursor([]byte{prefixDoc}, prefixEnd([]byte{prefixDoc}))
+					if err != nil {
+						return nil, err
+					}
+					st.recs, st.bs = recs, &bodies{v: v}
+				}
+				return readChunk(ctx, principal, st.recs, st.bs, chunks[i], w, work)
+			}, yield)
 		})
 		if err != nil && err != errStopScan {
 			yield(zero, err)
@@ -62,14 +86,15 @@ type chunkResult[T any] struct {
 	done chan struct{}
 }
 
-// runChunks has workers take the chunks in order, each reading its chunk
-// through its own cursors on v, and yields every chunk's results in
-// chunk order. At most 2×workers chunks are read ahead of the consumer.
-func runChunks[T any](ctx context.Context, principal reader, v *view, chunks []*roaring.Bitmap, workers int,
-	work func(w int, doc *Doc) (T, error), yield func(T, error) bool) error {
+// runChunks has workers goroutines take chunks 0..n-1 in order, each
+// chunk made by read on the goroutine that took it (w is its index), and
+// yields every chunk's results in chunk order. At most 2×workers chunks
+// are read ahead of the consumer; the context read gets ends when the
+// consumer stops or fails.
+func runChunks[T any](ctx context.Context, n, workers int, read func(ctx context.Context, w, i int) ([]T, error),
+	yield func(T, error) bool) error {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	results := make([]chunkResult[T], len(chunks))
+	results := make([]chunkResult[T], n)
 	for i := range results {
 		results[i].done = make(chan struct{})
 	}
@@ -80,7 +105,7 @@ func runChunks[T any](ctx context.Context, principal reader, v *view, chunks []*
 	defer cancel() // before the wait: workers blocked on ahead or next leave
 	go func() {
 		defer close(next)
-		for i := range chunks {
+		for i := range n {
 			select {
 			case ahead <- struct{}{}:
 			case <-ctx.Done():
@@ -97,19 +122,9 @@ func runChunks[T any](ctx context.Context, principal reader, v *view, chunks []*
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			bs := &bodies{v: v}
-			defer bs.close()
-			recs, err := v.cursor([]byte{prefixDoc}, prefixEnd([]byte{prefixDoc}))
-			if err == nil {
-				defer recs.close()
-			}
 			for i := range next {
 				r := &results[i]
-				if err != nil {
-					r.err = err
-				} else {
-					r.out, r.err = readChunk(ctx, principal, recs, bs, chunks[i], w, work)
-				}
+				r.out, r.err = read(ctx, w, i)
 				close(r.done)
 			}
 		}()
