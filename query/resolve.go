@@ -9,12 +9,14 @@ import (
 	"iter"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
+	"github.com/aqlstore/aqlstore/query/project"
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -110,11 +112,12 @@ type resolution struct {
 	nReject  int
 	nEval    int
 	decision int
-	cursor   *cursorState // nil on the first page
-	lazy     *lazyState   // set when the page is judged after ranking (lazy.go)
-	noLazy   bool         // a lazy attempt met documents unlike the index
-	exact    bool         // the candidates are the plan's and the plan is exact: each satisfies the constraints
-	matched  bool         // keeper matched the document it let through: it satisfies the constraints
+	cursor   *cursorState  // nil on the first page
+	lazy     *lazyState    // set when the page is judged after ranking (lazy.go)
+	noLazy   bool          // a lazy attempt met documents unlike the index
+	exact    bool          // the candidates are the plan's and the plan is exact: each satisfies the constraints
+	matched  bool          // keeper matched the document it let through: it satisfies the constraints
+	pre      *prejudgedSet // the walks a parallel scan's workers did for the documents they passed
 }
 
 func newResolution(in *aql.Intent, o *Options) *resolution {
@@ -244,15 +247,27 @@ func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers i
 		evs[i] = eval.New()
 		evs[i].SetDone(ctx.Done())
 	}
-	test := func(w int, b []byte) bool {
+	pre := &prejudgedSet{byNum: map[uint32]*prejudged{}}
+	r.pre = pre
+	test := func(w int, num uint32, b []byte) bool {
 		if !nd.mayMatch(b) {
 			return false
 		}
 		rd := &rds[w]
 		rd.Reset(b)
-		ok := evs[w].MatchRawDoc(r.in.Constraints, rd)
-		rd.Reset(nil)
-		return ok
+		defer rd.Reset(nil)
+		if !evs[w].MatchRawDoc(r.in.Constraints, rd) {
+			return false
+		}
+		// It is accepted unless the quality floor or the projection
+		// rejects it, and either way its record is written: the walks
+		// judging it needs are done here, on the worker, not on the
+		// goroutine that files the verdicts.
+		p := &prejudged{}
+		p.passed, p.evals = evs[w].EvalRawDoc(r.in.Constraints, rd, nil)
+		p.payload, p.missing, p.err = project.AppendRawDoc(nil, rd, r.in.Projection.Include, r.in.Projection.Exclude)
+		pre.put(num, p)
+		return true
 	}
 	keep := func(_ uint32, v store.Verdict) bool {
 		switch {
@@ -312,7 +327,14 @@ func (r *resolution) keeper() store.Keep {
 func (r *resolution) consider(doc *store.Doc) error {
 	matched := r.matched // keeper matched it: evaluate it, not match it again
 	r.matched = false
-	c, rej, err := r.judge(doc, r.keepsRejections() || r.exact || matched)
+	var c *Candidate
+	var rej *Rejection
+	var err error
+	if p := r.pre.take(doc.Num); p != nil {
+		c, rej, err = judgeWith(r.in, r.at, doc, true, p.walks())
+	} else {
+		c, rej, err = r.judge(doc, r.keepsRejections() || r.exact || matched)
+	}
 	if err != nil {
 		return err
 	}
@@ -374,4 +396,49 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // judge judges doc for this resolution (match.go).
 func (r *resolution) judge(doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
 	return judgeCounting(r.ev, r.in, r.at, doc, records, r.o.walks)
+}
+
+// prejudged is what a worker of a parallel scan found walking a document
+// that matched: its evaluations and its projection.
+type prejudged struct {
+	passed  bool
+	evals   []aql.Evaluation
+	payload canon.RawValue
+	missing []string
+	err     error
+}
+
+// walks returns the walks judging needs, answered from p.
+func (p *prejudged) walks() docWalks {
+	return docWalks{
+		match: func() bool { return p.passed },
+		eval:  func() (bool, []aql.Evaluation) { return p.passed, p.evals },
+		apply: func() (canon.RawValue, []string, error) { return p.payload, p.missing, p.err },
+	}
+}
+
+// prejudgedSet holds the prejudged documents by number until consider
+// takes them; workers put, the consumer takes. Safe for concurrent use.
+type prejudgedSet struct {
+	mu    sync.Mutex
+	byNum map[uint32]*prejudged
+}
+
+func (s *prejudgedSet) put(num uint32, p *prejudged) {
+	s.mu.Lock()
+	s.byNum[num] = p
+	s.mu.Unlock()
+}
+
+// take removes and returns document num's entry; nil when there is none
+// (or s is nil: no parallel scan).
+func (s *prejudgedSet) take(num uint32) *prejudged {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.byNum[num]
+	delete(s.byNum, num)
+	return p
 }

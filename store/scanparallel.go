@@ -27,8 +27,9 @@ const scanChunk = 512
 // ScanKindsParallel is ScanKindsKeeping with the judging split in two:
 // test runs on up to workers goroutines (0: GOMAXPROCS), each reading
 // chunks of consecutive document numbers through an iterator of its own
-// on one view, with the document's JSON bytes (valid during the call) and
-// the worker's index, so that it may keep per-worker state; keep then runs
+// on one view, with the document's number and JSON bytes (valid during
+// the call) and the worker's index, so that it may keep per-worker state
+// (and work ahead for the documents it passes); keep then runs
 // on the iterating goroutine, in ascending document number, with test's
 // verdict, and decides whether the document is built and yielded. A
 // consumer whose decision depends on the documents before (how many
@@ -37,7 +38,7 @@ const scanChunk = 512
 // Documents of other kinds and documents the reader may not see reach
 // neither.
 func (s *Store) ScanKindsParallel(ctx context.Context, kinds []canon.Kind, workers int,
-	test func(w int, json []byte) bool, keep func(num uint32, v Verdict) bool) iter.Seq2[*Doc, error] {
+	test func(w int, num uint32, json []byte) bool, keep func(num uint32, v Verdict) bool) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
 		principal := s.readerOf(ctx)
 		if workers <= 0 {
@@ -105,7 +106,7 @@ type scanned struct {
 // of the records when last) and tests the visible ones of kinds. The
 // records of documents that failed are not copied.
 func scanRange(ctx context.Context, v *view, principal reader, kinds []canon.Kind, lo uint32, last bool, w int,
-	test func(w int, json []byte) bool) ([]scanned, error) {
+	test func(w int, num uint32, json []byte) bool) ([]scanned, error) {
 	start := AppendDocKey(nil, lo)
 	end := AppendDocKey(nil, lo+scanChunk)
 	if last {
@@ -137,7 +138,7 @@ func scanRange(ctx context.Context, v *view, principal reader, kinds []canon.Kin
 			}
 			if p.body != nil && string(p.kind) != string(canon.KindPAIRL) {
 				verdict = Failed
-				if test(w, p.body) {
+				if test(w, num, p.body) {
 					verdict = Passed
 				}
 			}

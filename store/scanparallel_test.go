@@ -42,7 +42,7 @@ func TestScanKindsParallel(t *testing.T) {
 	for _, workers := range []int{1, 3} {
 		var order, got []string
 		var last uint32
-		test := func(w int, b []byte) bool {
+		test := func(w int, _ uint32, b []byte) bool {
 			if w < 0 || w >= workers {
 				t.Errorf("worker %d of %d", w, workers)
 			}
