@@ -407,6 +407,65 @@ func (ix *Index) Grams(ids []uint32, needle string) (*roaring.Bitmap, error) {
 	return out, nil
 }
 
+// GramsExact reports whether Grams(ids, needle) holds, among the
+// documents of within, exactly those with a string containing needle at
+// one of the paths: the value dictionary answers for every string there
+// (no text path, whose trigrams are a superset, and no string of within
+// too long for the dictionary), and the needle is not empty (which Grams
+// answers with every value there). The caller's within is the reader's
+// universe, so that exactness says nothing about documents it may not see.
+func (ix *Index) GramsExact(ids []uint32, needle string, within *roaring.Bitmap) (bool, error) {
+	if needle == "" {
+		return false, nil
+	}
+	if text, _ := ix.splitText(ids); len(text) > 0 {
+		return false, nil
+	}
+	long, err := ix.Long(ids)
+	if err != nil {
+		return false, err
+	}
+	return !long.Intersects(within), nil
+}
+
+// Matching returns a superset of the documents with a string at one of
+// the paths for which test holds: the equality postings of every distinct
+// string in the paths' value dictionary that test accepts, plus the
+// documents with strings too long for the dictionary. Each distinct value
+// is tested once, however many documents hold it, and no document is
+// read; test should answer true when it cannot tell (a regex that timed
+// out), so that the set stays a superset. It stops with ctx's error, or
+// the first error test returns.
+func (ix *Index) Matching(ctx context.Context, ids []uint32, test func(s []byte) (bool, error)) (*roaring.Bitmap, error) {
+	out, err := ix.Long(ids)
+	if err != nil {
+		return nil, err
+	}
+	out = out.Clone() // may be a cached list
+	for _, id := range ids {
+		prefix := append(appendPathKey(nil, famEq, id), typeString)
+		end := append(append([]byte(nil), prefix...), 0xff) // no UTF-8 byte is 0xff
+		n := 0
+		err := ix.r.Scan(prefix, end, func(key, value []byte) error {
+			if n++; n%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if ok, err := test(key[len(prefix):]); err != nil || !ok {
+				return err
+			}
+			bm, err := decodePosting(value)
+			out.Or(bm)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // splitText parts path ids into text paths and the others.
 func (ix *Index) splitText(ids []uint32) (text, other []uint32) {
 	ix.mu.RLock()

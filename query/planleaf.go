@@ -1,6 +1,9 @@
 package query
 
 import (
+	"errors"
+	"time"
+
 	"github.com/aqlstore/aqlstore/index"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -53,8 +56,10 @@ func (p *planner) lookup(l *aql.Leaf, ids []uint32, pathExact bool) (*roaring.Bi
 		return p.ranged(l, ids)
 	case aql.OpContains:
 		return p.contains(l, ids)
+	case aql.OpMatches:
+		return p.matches(l, ids)
 	}
-	// ne, not_in, matches: some value at the path is all an index can say.
+	// ne, not_in: some value at the path is all an index can say.
 	bm, err := p.ix.Exists(ids)
 	return bm, "index.Exists", false, err
 }
@@ -162,9 +167,53 @@ func (p *planner) contains(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, 
 	if err != nil {
 		return nil, "", false, err
 	}
-	elems, _, err := p.ix.Eq(p.ix.ArrayChildren(ids), needle)
+	elems, elemsExact, err := p.ix.Eq(p.ix.ArrayChildren(ids), needle)
 	if err != nil {
 		return nil, "", false, err
 	}
-	return roaring.Or(grams, elems), "index.Ngram", false, nil
+	// Where the value dictionary holds every string at the paths, the
+	// strings containing needle and the arrays holding it are exactly the
+	// documents that satisfy the leaf: their candidates need no match
+	// before the evaluation that writes their records.
+	exact, err := p.ix.GramsExact(ids, needle, p.all)
+	if err != nil {
+		return nil, "", false, err
+	}
+	return roaring.Or(grams, elems), "index.Ngram", exact && elemsExact, nil
+}
+
+// matchesBudget bounds the time a matches leaf spends testing the
+// distinct values of its paths' dictionary; past it (a path with very many
+// distinct values, or a slow regex), the leaf is planned as every document
+// with a value there, and the evaluator's own per-document budget applies.
+const matchesBudget = time.Second
+
+// errMatchesBudget stops a dictionary walk that ran out of matchesBudget.
+var errMatchesBudget = errors.New("query: matches dictionary budget spent")
+
+// matches tests the regex once per distinct string in the paths' value
+// dictionary and unites the postings of those it matches (index.Matching),
+// instead of reading every document with a value there. The answer stays
+// lossy: a document's strings are matched against one time budget per
+// document (eval), which a test of each value alone cannot reproduce, so
+// the candidates are checked exactly.
+func (p *planner) matches(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
+	if l.Regex == nil {
+		bm, err := p.ix.Exists(ids)
+		return bm, "index.Exists", false, err
+	}
+	deadline := time.Now().Add(max(matchesBudget, l.Regex.MatchTimeout))
+	n := 0
+	bm, err := p.ix.Matching(p.ctx, ids, func(s []byte) (bool, error) {
+		if n++; n%256 == 0 && time.Now().After(deadline) {
+			return false, errMatchesBudget
+		}
+		found, err := aql.MatchString(l.Regex, string(s))
+		return found || err != nil, nil // a timeout cannot rule the value out
+	})
+	if errors.Is(err, errMatchesBudget) {
+		bm, err = p.ix.Exists(ids)
+		return bm, "index.Exists", false, err
+	}
+	return bm, "index.Matching", false, err
 }

@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
+	"github.com/aqlstore/aqlstore/query/project"
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -108,10 +112,12 @@ type resolution struct {
 	nReject  int
 	nEval    int
 	decision int
-	cursor   *cursorState // nil on the first page
-	lazy     *lazyState   // set when the page is judged after ranking (lazy.go)
-	noLazy   bool         // a lazy attempt met documents unlike the index
-	exact    bool         // the candidates are the plan's and the plan is exact: each satisfies the constraints
+	cursor   *cursorState  // nil on the first page
+	lazy     *lazyState    // set when the page is judged after ranking (lazy.go)
+	noLazy   bool          // a lazy attempt met documents unlike the index
+	exact    bool          // the candidates are the plan's and the plan is exact: each satisfies the constraints
+	matched  bool          // keeper matched the document it let through: it satisfies the constraints
+	pre      *prejudgedSet // the walks a parallel scan's workers did for the documents they passed
 }
 
 func newResolution(in *aql.Intent, o *Options) *resolution {
@@ -127,7 +133,6 @@ func newResolution(in *aql.Intent, o *Options) *resolution {
 // the same response.
 func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 	r.ev.SetDone(ctx.Done())
-	docs := r.fullScan(ctx, s)
 	if r.o.Index != nil {
 		plan, err := PlanIntentContext(ctx, s, r.o.Index, r.in, store.Principal(ctx), r.kinds())
 		if err != nil {
@@ -141,14 +146,69 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 			return err
 		}
 		r.exact = planExact(plan)
-		if err := r.considerAll(s.Fetch(ctx, plan.Candidates, plan.Sequential)); err != nil {
+		if err := r.considerCandidates(ctx, s, plan); err != nil {
 			return err
 		}
 		// What the plan excluded is rejected too, and listed as the full
 		// scan lists it (rejected.go).
 		return r.listExcluded(ctx, s, roaring.AndNot(plan.Universe, plan.Candidates))
 	}
-	return r.considerAll(docs)
+	return r.considerAll(r.fullScan(ctx, s))
+}
+
+// parallelMin is the fewest candidates of an exact plan judged on
+// several goroutines (considerParallel): below it, starting the workers
+// and their cursors costs about what they save.
+const parallelMin = 1024
+
+// considerCandidates considers the plan's candidates: those of a large
+// exact plan on GOMAXPROCS goroutines, else one by one.
+func (r *resolution) considerCandidates(ctx context.Context, s *store.Store, plan *Plan) error {
+	workers := runtime.GOMAXPROCS(0)
+	if r.exact && workers > 1 && r.o.walks == nil && plan.Candidates.GetCardinality() >= parallelMin {
+		return r.considerParallel(ctx, s, plan.Candidates, workers)
+	}
+	return r.considerAll(s.FetchKeeping(ctx, plan.Candidates, plan.Sequential, r.keeper()))
+}
+
+// verdict is what judging one candidate gave.
+type verdict struct {
+	c   *Candidate
+	rej *Rejection
+	err error
+}
+
+// considerParallel judges the candidates of an exact plan on workers
+// goroutines, each reading and judging chunks of consecutive candidates
+// with an evaluator of its own, and files the verdicts in document-number
+// order, as considerAll would: the response is the same, byte for byte.
+// Every candidate of an exact plan is judged in full (for its record), so
+// no verdict depends on the ones before it.
+func (r *resolution) considerParallel(ctx context.Context, s *store.Store, nums *roaring.Bitmap, workers int) error {
+	evs := make([]*eval.Evaluator, workers)
+	for i := range evs {
+		evs[i] = eval.New()
+		evs[i].SetDone(ctx.Done())
+	}
+	judged := store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.Doc) (verdict, error) {
+		c, rej, err := judge(evs[w], r.in, r.at, doc, true)
+		return verdict{c, rej, err}, nil
+	})
+	for v, err := range judged {
+		if err != nil {
+			return fmt.Errorf("query: %w", err)
+		}
+		if v.err != nil {
+			return v.err
+		}
+		r.nEval++
+		if v.rej != nil {
+			r.reject(v.rej)
+			continue
+		}
+		r.accepted = append(r.accepted, v.c)
+	}
+	return nil
 }
 
 // considerAll considers every document of docs.
@@ -164,9 +224,100 @@ func (r *resolution) considerAll(docs iter.Seq2[*store.Doc, error]) error {
 	return nil
 }
 
-// fullScan yields every visible document of the intent's kinds.
+// fullScan yields every visible document of the intent's kinds that
+// keeper does not rule out.
 func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*store.Doc, error] {
-	return s.ScanKinds(ctx, r.kinds())
+	if workers := runtime.GOMAXPROCS(0); workers > 1 && r.o.walks == nil {
+		return r.scanParallel(ctx, s, workers)
+	}
+	return s.ScanKindsKeeping(ctx, r.kinds(), r.keeper())
+}
+
+// scanParallel is the full scan with keeper's test on workers goroutines
+// (store.ScanKindsParallel): each matches the documents of its chunks on
+// their bytes with an evaluator of its own, and the verdicts are filed in
+// document-number order, where whether a rejection is still listed is
+// known. A document that passed is yielded marked as matched, one that
+// failed is counted as a rejection unless its record is listed.
+func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers int) iter.Seq2[*store.Doc, error] {
+	nd := needlesOf(r.in.Constraints)
+	evs := make([]*eval.Evaluator, workers)
+	rds := make([]canon.RawDoc, workers)
+	for i := range evs {
+		evs[i] = eval.New()
+		evs[i].SetDone(ctx.Done())
+	}
+	pre := &prejudgedSet{byNum: map[uint32]*prejudged{}}
+	r.pre = pre
+	test := func(w int, num uint32, b []byte) bool {
+		if !nd.mayMatch(b) {
+			return false
+		}
+		rd := &rds[w]
+		rd.Reset(b)
+		defer rd.Reset(nil)
+		if !evs[w].MatchRawDoc(r.in.Constraints, rd) {
+			return false
+		}
+		// It is accepted unless the quality floor or the projection
+		// rejects it, and either way its record is written: the walks
+		// judging it needs are done here, on the worker, not on the
+		// goroutine that files the verdicts.
+		p := &prejudged{}
+		p.passed, p.evals = evs[w].EvalRawDoc(r.in.Constraints, rd, nil)
+		p.payload, p.missing, p.err = project.AppendRawDoc(nil, rd, r.in.Projection.Include, r.in.Projection.Exclude)
+		pre.put(num, p)
+		return true
+	}
+	keep := func(_ uint32, v store.Verdict) bool {
+		switch {
+		case v == store.Untested || r.keepsRejections():
+			r.matched = v == store.Passed
+			return true
+		case v == store.Passed:
+			r.matched = true
+			return true
+		}
+		r.nEval++
+		r.reject(dropped)
+		return false
+	}
+	return s.ScanKindsParallel(ctx, r.kinds(), workers, test, keep)
+}
+
+// keeper judges a document on its bytes, before the store builds it,
+// when its record would not be shown: a document that fails the
+// constraints is counted as a rejection there and never copied or
+// decoded, and one that matches is yielded marked as matched (consider
+// then evaluates it once, for its record). The needles of the
+// constraints rule most documents out at memory speed. A plan that is
+// exact yields only documents that satisfy the constraints: nil.
+func (r *resolution) keeper() store.Keep {
+	if r.exact {
+		return nil
+	}
+	nd := needlesOf(r.in.Constraints)
+	rd := new(canon.RawDoc)
+	return func(_ uint32, b []byte) bool {
+		if r.keepsRejections() {
+			return true // its record may be listed: consider judges it
+		}
+		if nd.mayMatch(b) {
+			rd.Reset(b)
+			ok := r.ev.MatchRawDoc(r.in.Constraints, rd)
+			rd.Reset(nil)
+			if r.o.walks != nil {
+				r.o.walks.matches++
+			}
+			if ok {
+				r.matched = true
+				return true
+			}
+		}
+		r.nEval++
+		r.reject(dropped)
+		return false
+	}
 }
 
 // consider evaluates one document (judge, in match.go) and files it as
@@ -174,7 +325,16 @@ func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*st
 // constraints, so it is evaluated once, for its record, and not first
 // matched to learn what the plan already says.
 func (r *resolution) consider(doc *store.Doc) error {
-	c, rej, err := r.judge(doc, r.keepsRejections() || r.exact)
+	matched := r.matched // keeper matched it: evaluate it, not match it again
+	r.matched = false
+	var c *Candidate
+	var rej *Rejection
+	var err error
+	if p := r.pre.take(doc.Num); p != nil {
+		c, rej, err = judgeWith(r.in, r.at, doc, true, p.walks())
+	} else {
+		c, rej, err = r.judge(doc, r.keepsRejections() || r.exact || matched)
+	}
 	if err != nil {
 		return err
 	}
@@ -236,4 +396,49 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // judge judges doc for this resolution (match.go).
 func (r *resolution) judge(doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
 	return judgeCounting(r.ev, r.in, r.at, doc, records, r.o.walks)
+}
+
+// prejudged is what a worker of a parallel scan found walking a document
+// that matched: its evaluations and its projection.
+type prejudged struct {
+	passed  bool
+	evals   []aql.Evaluation
+	payload canon.RawValue
+	missing []string
+	err     error
+}
+
+// walks returns the walks judging needs, answered from p.
+func (p *prejudged) walks() docWalks {
+	return docWalks{
+		match: func() bool { return p.passed },
+		eval:  func() (bool, []aql.Evaluation) { return p.passed, p.evals },
+		apply: func() (canon.RawValue, []string, error) { return p.payload, p.missing, p.err },
+	}
+}
+
+// prejudgedSet holds the prejudged documents by number until consider
+// takes them; workers put, the consumer takes. Safe for concurrent use.
+type prejudgedSet struct {
+	mu    sync.Mutex
+	byNum map[uint32]*prejudged
+}
+
+func (s *prejudgedSet) put(num uint32, p *prejudged) {
+	s.mu.Lock()
+	s.byNum[num] = p
+	s.mu.Unlock()
+}
+
+// take removes and returns document num's entry; nil when there is none
+// (or s is nil: no parallel scan).
+func (s *prejudgedSet) take(num uint32) *prejudged {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.byNum[num]
+	delete(s.byNum, num)
+	return p
 }

@@ -142,6 +142,11 @@ func docFromBody(num uint32, rec *record, body []byte) (*Doc, error) {
 // each number: the planner chooses it when the candidates are a large
 // share of the store. Either way the bodies are read in number order.
 func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool) iter.Seq2[*Doc, error] {
+	return s.fetch(ctx, nums, sequential, nil)
+}
+
+// fetch is Fetch yielding only the documents keep accepts (nil: all).
+func (s *Store) fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep) iter.Seq2[*Doc, error] {
 	return func(yield func(*Doc, error) bool) {
 		principal := s.readerOf(ctx)
 		few := !sequential && nums.GetCardinality() <= fewCandidates // a handful of point reads (fetchfew.go)
@@ -151,7 +156,7 @@ func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool
 		}
 		err := read(func(v *view, bs *bodies) error {
 			emit := func(num uint32, rec *record) error {
-				return yieldDoc(yield, bs, principal, num, rec)
+				return yieldDoc(yield, bs, principal, num, rec, keep)
 			}
 			switch {
 			case sequential:
@@ -167,9 +172,10 @@ func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool
 	}
 }
 
-// yieldDoc reads document num and yields it when principal may see it;
-// errStopScan when the consumer stops.
-func yieldDoc(yield func(*Doc, error) bool, bs *bodies, principal reader, num uint32, rec *record) error {
+// yieldDoc reads document num and yields it when principal may see it
+// and keep (when not nil) accepts its JSON bytes; errStopScan when the
+// consumer stops.
+func yieldDoc(yield func(*Doc, error) bool, bs *bodies, principal reader, num uint32, rec *record, keep Keep) error {
 	if ok, err := sees(bs.v.get, principal, num, rec.owner); err != nil || !ok {
 		return err
 	}
@@ -177,9 +183,15 @@ func yieldDoc(yield func(*Doc, error) bool, bs *bodies, principal reader, num ui
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
+	if keep != nil && rec.kind != canon.KindPAIRL && !keep(num, body) {
+		return nil
+	}
 	doc, err := docFromBody(num, rec, body)
 	if err != nil {
 		return err
+	}
+	if keep != nil && rec.kind == canon.KindPAIRL && !keep(num, doc.View) {
+		return nil
 	}
 	if !yield(doc, nil) {
 		return errStopScan

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -25,7 +24,7 @@ func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error
 		principal := s.readerOf(ctx) // with its grants (grant.go)
 		err := s.read(func(v *view, bs *bodies) error {
 			return s.scanRecords(ctx, v, kind, func(num uint32, rec *record) error {
-				return yieldDoc(yield, bs, principal, num, rec)
+				return yieldDoc(yield, bs, principal, num, rec, nil)
 			})
 		})
 		if err != nil && err != errStopScan {
@@ -37,20 +36,7 @@ func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error
 // ScanKinds is Scan over several kinds in one walk of the records: a
 // document of another kind costs its record, never its body.
 func (s *Store) ScanKinds(ctx context.Context, kinds []canon.Kind) iter.Seq2[*Doc, error] {
-	return func(yield func(*Doc, error) bool) {
-		principal := s.readerOf(ctx) // with its grants (grant.go)
-		err := s.read(func(v *view, bs *bodies) error {
-			return s.scanRecords(ctx, v, "", func(num uint32, rec *record) error {
-				if !slices.Contains(kinds, rec.kind) {
-					return nil
-				}
-				return yieldDoc(yield, bs, principal, num, rec)
-			})
-		})
-		if err != nil && err != errStopScan {
-			yield(nil, err)
-		}
-	}
+	return s.ScanKindsKeeping(ctx, kinds, nil)
 }
 
 // scanRecords calls fn with every document record of kind as of v, visible

@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"iter"
+	"runtime"
+	"slices"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// Verdict is what ScanKindsParallel's test said of a document.
+type Verdict uint8
+
+// The verdicts.
+const (
+	Untested Verdict = iota // test could not run on the bytes (a PAIRL message: its JSON view is built from the text)
+	Passed
+	Failed
+)
+
+// scanChunk is how many document numbers one worker of ScanKindsParallel
+// reads at a time.
+const scanChunk = 512
+
+// ScanKindsParallel is ScanKindsKeeping with the judging split in two:
+// test runs on up to workers goroutines (0: GOMAXPROCS), each reading
+// chunks of consecutive document numbers through an iterator of its own
+// on one view, with the document's number and JSON bytes (valid during
+// the call) and the worker's index, so that it may keep per-worker state
+// (and work ahead for the documents it passes); keep then runs
+// on the iterating goroutine, in ascending document number, with test's
+// verdict, and decides whether the document is built and yielded. A
+// consumer whose decision depends on the documents before (how many
+// rejections it still lists) makes it in keep; the expensive part runs
+// in parallel, and the answer does not depend on the scheduling.
+// Documents of other kinds and documents the reader may not see reach
+// neither.
+func (s *Store) ScanKindsParallel(ctx context.Context, kinds []canon.Kind, workers int,
+	test func(w int, num uint32, json []byte) bool, keep func(num uint32, v Verdict) bool) iter.Seq2[*Doc, error] {
+	return func(yield func(*Doc, error) bool) {
+		principal := s.readerOf(ctx)
+		if workers <= 0 {
+			workers = defaultWorkers()
+		}
+		var stop error // why the consumer stopped
+		err := s.readView(func(v *view) error {
+			s.mu.Lock()
+			end := s.nextNum // after the view was taken: every document it holds is below
+			s.mu.Unlock()
+			n := int(end/scanChunk) + 1
+			workers := max(1, min(workers, n))
+			bs := &bodies{v: v} // the consumer's, for shared blobs
+			defer bs.close()
+			return runChunks(ctx, n, workers, func(ctx context.Context, w, i int) ([]scanned, error) {
+				return scanRange(ctx, v, principal, kinds, uint32(i)*scanChunk, i == n-1, w, test)
+			}, func(x scanned, _ error) bool {
+				if !keep(x.num, x.verdict) {
+					return true
+				}
+				stop = yieldScanned(yield, v, bs, principal, x)
+				return stop == nil
+			})
+		})
+		if err == errStopScan && stop != nil {
+			err = stop
+		}
+		if err != nil && err != errStopScan {
+			yield(nil, err)
+		}
+	}
+}
+
+// yieldScanned builds and yields a document keep accepted. A worker
+// keeps no copy of a record that failed its test: one keep still wants
+// (a rejection the consumer lists) is read again.
+func yieldScanned(yield func(*Doc, error) bool, v *view, bs *bodies, principal reader, x scanned) error {
+	value := x.value
+	if value == nil {
+		var found bool
+		var err error
+		if value, found, err = v.get(AppendDocKey(nil, x.num), nil); err != nil || !found {
+			return err // not found: the view holds it, so it cannot be
+		}
+	}
+	rec, err := decodeRecord(x.num, value)
+	if err != nil {
+		return err
+	}
+	return yieldDoc(yield, bs, principal, x.num, &rec, nil)
+}
+
+// defaultWorkers is the number of goroutines a parallel read uses.
+func defaultWorkers() int { return runtime.GOMAXPROCS(0) }
+
+// scanned is one document a worker read: its record (in the chunk's
+// buffer) and its verdict.
+type scanned struct {
+	num     uint32
+	value   []byte
+	verdict Verdict
+}
+
+// scanRange reads the records of numbers [lo, lo+scanChunk) (to the end
+// of the records when last) and tests the visible ones of kinds. The
+// records of documents that failed are not copied.
+func scanRange(ctx context.Context, v *view, principal reader, kinds []canon.Kind, lo uint32, last bool, w int,
+	test func(w int, num uint32, json []byte) bool) ([]scanned, error) {
+	start := AppendDocKey(nil, lo)
+	end := AppendDocKey(nil, lo+scanChunk)
+	if last {
+		end = prefixEnd([]byte{prefixDoc})
+	}
+	var out []scanned
+	var buf []byte // the chunk's copies of records, one allocation as it grows
+	n := 0
+	err := v.visit(start, end, func(key, value []byte) (bool, error) {
+		if n++; n%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+		}
+		num := binary.BigEndian.Uint32(key[1:])
+		p, ok := peekRecord(num, value)
+		verdict := Untested
+		if ok {
+			if !slices.ContainsFunc(kinds, func(k canon.Kind) bool { return string(p.kind) == string(k) }) {
+				return true, nil
+			}
+			switch p.visibleTo(principal, num) {
+			case hidden:
+				return true, nil
+			case ask:
+				if seen, err := sees(v.get, principal, num, string(p.owner)); err != nil || !seen {
+					return err == nil, err
+				}
+			}
+			if p.body != nil && string(p.kind) != string(canon.KindPAIRL) {
+				verdict = Failed
+				if test(w, num, p.body) {
+					verdict = Passed
+				}
+			}
+		}
+		x := scanned{num: num, verdict: verdict}
+		if verdict != Failed {
+			at := len(buf)
+			buf = append(buf, value...)
+			x.value = buf[at:len(buf):len(buf)]
+		}
+		out = append(out, x)
+		return true, nil
+	})
+	return out, err
+}
