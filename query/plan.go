@@ -53,6 +53,10 @@ type planner struct {
 	ctx context.Context // the request's: expanding a path stops at its deadline
 	ix  *index.Index
 	all *roaring.Bitmap // the universe, for not
+	// matchesBy ends the time every matches leaf of the plan together
+	// may spend on the value dictionary (matchesBudget); zero until the
+	// first such leaf.
+	matchesBy time.Time
 }
 
 // PlanIntent is PlanIntentContext without a deadline.

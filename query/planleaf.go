@@ -182,10 +182,12 @@ func (p *planner) contains(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, 
 	return roaring.Or(grams, elems), "index.Ngram", exact && elemsExact, nil
 }
 
-// matchesBudget bounds the time a matches leaf spends testing the
-// distinct values of its paths' dictionary; past it (a path with very many
-// distinct values, or a slow regex), the leaf is planned as every document
-// with a value there, and the evaluator's own per-document budget applies.
+// matchesBudget bounds the time the matches leaves of one plan spend
+// testing the distinct values of their paths' dictionary; past it (a path
+// with very many distinct values, or slow regexes), a leaf is planned as
+// every document with a value there, and the evaluator's own per-document
+// budget applies. A request that ends (its client gone, its deadline
+// passed) stops the tests at the next value.
 const matchesBudget = time.Second
 
 // errMatchesBudget stops a dictionary walk that ran out of matchesBudget.
@@ -202,10 +204,14 @@ func (p *planner) matches(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, b
 		bm, err := p.ix.Exists(ids)
 		return bm, "index.Exists", false, err
 	}
-	deadline := time.Now().Add(max(matchesBudget, l.Regex.MatchTimeout))
-	n := 0
+	if p.matchesBy.IsZero() {
+		p.matchesBy = time.Now().Add(max(matchesBudget, l.Regex.MatchTimeout))
+	}
 	bm, err := p.ix.Matching(p.ctx, ids, func(s []byte) (bool, error) {
-		if n++; n%256 == 0 && time.Now().After(deadline) {
+		if err := p.ctx.Err(); err != nil {
+			return false, err
+		}
+		if time.Now().After(p.matchesBy) {
 			return false, errMatchesBudget
 		}
 		found, err := aql.MatchString(l.Regex, string(s))
