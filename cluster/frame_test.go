@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"testing"
@@ -66,4 +67,21 @@ func FuzzDecodeReply(f *testing.F) {
 			t.Fatalf("a decoded reply does not read back: %v", err)
 		}
 	})
+}
+
+// A shard's member gets the merged rank and decision id in its bytes,
+// the rest as it was; a member without them is left to be decoded.
+func TestSplice(t *testing.T) {
+	b := []byte(`{"candidate_id":"x","decision_record":{"decision_id":"urn:oap:decision:s-1","outcome":"accept"},"payload":{"rank":7},"rank":3}`)
+	got, ok := splice(b, 12, "urn:oap:decision:m-\"2")
+	want := `{"candidate_id":"x","decision_record":{"decision_id":"urn:oap:decision:m-\"2","outcome":"accept"},"payload":{"rank":7},"rank":12}`
+	if !ok || string(got) != want {
+		t.Errorf("splice = %s, %v\nwant %s", got, ok, want)
+	}
+	if got, ok := splice(b, 0, "d"); !ok || !bytes.Contains(got, []byte(`"rank":3}`)) {
+		t.Errorf("splice without a rank = %s, %v: the rank changed", got, ok)
+	}
+	if _, ok := splice([]byte(`{"candidate_id":"x","decision_record":{"decision_id":"d"}}`), 1, "e"); ok {
+		t.Error("a member without a rank was spliced")
+	}
 }
