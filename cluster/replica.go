@@ -103,9 +103,13 @@ func (r *replica) start(ctx context.Context) error {
 	}
 	go r.applyLoop()
 	if r.cc, err = cons.Consume(r.receive); err != nil {
+		close(r.stop)
 		return fmt.Errorf("consume: %w", err)
 	}
 	if r.sub, err = r.n.nc.QueueSubscribe(requestSubject(r.shard), queueGroup(r.shard), r.serve); err != nil {
+		r.cc.Stop()
+		close(r.stop)
+		<-r.done
 		return err
 	}
 	return r.n.nc.Flush() // the server knows the replica answers once Open returns
