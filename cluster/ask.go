@@ -43,8 +43,13 @@ func (n *Node) scatter(ctx context.Context, partial bool, reqFor func(shard int)
 	return out, missing, nil
 }
 
-// ask sends req to shard's queue group and returns its reply.
+// ask sends req to shard's queue group and returns its reply. A shard
+// this node serves answers here, without the round trip through NATS and
+// the encoding of request and reply.
 func (n *Node) ask(ctx context.Context, shard int, req *request) (*reply, error) {
+	if r, ok := n.replicas[shard]; ok {
+		return replyOf(shard, r.answer(ctx, req))
+	}
 	data, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
@@ -75,10 +80,15 @@ func (n *Node) ask(ctx context.Context, shard int, req *request) (*reply, error)
 	case err != nil:
 		return nil, &ShardError{Shard: shard, Err: fmt.Errorf("%w: %v", ErrShardUnavailable, err)}
 	}
-	var rep reply
-	if err := json.Unmarshal(m.Data, &rep); err != nil {
-		return nil, &ShardError{Shard: shard, Err: fmt.Errorf("decode reply: %w", err)}
+	rep, err := decodeReply(m.Data)
+	if err != nil {
+		return nil, &ShardError{Shard: shard, Err: err}
 	}
+	return replyOf(shard, rep)
+}
+
+// replyOf returns rep, or the error it carries.
+func replyOf(shard int, rep *reply) (*reply, error) {
 	if e := rep.Error; e != nil {
 		switch e.Status {
 		case http.StatusServiceUnavailable:
@@ -88,7 +98,7 @@ func (n *Node) ask(ctx context.Context, shard int, req *request) (*reply, error)
 		}
 		return nil, &ShardError{Shard: shard, Err: e}
 	}
-	return &rep, nil
+	return rep, nil
 }
 
 // locate finds the shard entry of principal's document id: first where a

@@ -16,8 +16,10 @@
 // of messages, which are natural keys) is claimed once cluster-wide
 // without a lock of ours. A write is acknowledged once JetStream stored
 // it. Replicas (route.go, replica.go) apply a shard's stream in order to
-// a local store with a durable consumer; every entry is idempotent at the
-// head of the log, so the consumer's ack floor is the applied sequence.
+// a local store with a durable consumer, the entries waiting in one store
+// commit, acknowledged once it is durable; every entry is idempotent at
+// the head of the log, so the consumer's ack floor is the applied
+// sequence.
 //
 // A new replica may start from another replica's export (ExportShard,
 // Options.Bootstrap; bootstrap.go) instead of the shard's whole stream.
@@ -25,9 +27,10 @@
 // Subscribe (subscribe.go) fans in the shards' streams as a change feed
 // with a per-shard cursor; Handler serves it to subscription intents as
 // server-sent events (feed.go). A query (gather.go) is scattered to one replica of every shard over
-// request-reply, a queue group per shard (scatter.go); each shard
-// resolves it on its local store and returns its ranked candidates, its
-// rejections and counts; the node merges them by score desc, candidate_id
+// request-reply, a queue group per shard (scatter.go), or answered
+// in-process by a shard the node serves; each shard resolves it on its
+// local store and returns its ranked candidates, its rejections and
+// counts, as the bytes the store wrote in a compact frame (frame.go); the node merges them by score desc, candidate_id
 // asc, allots the budget in that global order, pages with a cursor sealed
 // by its key, and signs. A shard that no replica answers makes the query
 // fail with a *ShardError (a 503), or, when the caller allows it, a

@@ -61,6 +61,22 @@ type Result struct {
 // principal (store.WithPrincipal), or the issuer when its signature
 // verifies, as for a store.
 func (n *Node) Query(ctx context.Context, intent []byte, qo *QueryOptions) (*Result, error) {
+	res, err := n.query(ctx, intent, qo)
+	if err != nil {
+		return nil, err
+	}
+	v, err := canon.DecodeCanonical(res.JSON)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the merged response does not decode: %w", err)
+	}
+	res.Document, _ = v.(map[string]any)
+	return res, nil
+}
+
+// query is Query without Result.Document: the merged members are the
+// shards' bytes, spliced (splice), which the HTTP handler sends as they
+// are.
+func (n *Node) query(ctx context.Context, intent []byte, qo *QueryOptions) (*Result, error) {
 	if n.o.Signer == nil {
 		return nil, fmt.Errorf("%w: Signer is nil; a node that answers queries needs the cluster's signing key", ErrInvalidOptions)
 	}
@@ -198,12 +214,11 @@ func (g *gathering) merge(replies map[int]*reply, missing []int) (*Result, error
 		}
 		doc["partial"] = map[string]any{"missing_shards": ms}
 	}
-	wire, sig, err := g.n.o.Signer.AppendSigned(nil, doc)
+	wire, _, err := g.n.o.Signer.AppendSigned(nil, doc)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: sign response: %w", err)
 	}
-	doc["signature"] = sig
-	res.Document, res.JSON = doc, wire
+	res.JSON = wire
 	return res, nil
 }
 
@@ -227,6 +242,15 @@ func (g *gathering) page(all []shardCandidate, why []string, more bool) ([]any, 
 	}
 	page := make([]any, 0, end-start)
 	for i := start; i < end; i++ {
+		if why[i] == "" {
+			rank++
+			if b, ok := splice(all[i].Doc, rank, g.decisionID()); ok {
+				page = append(page, b)
+				continue
+			}
+			rank-- // numbered again below
+			g.nDec--
+		}
 		m, err := decodeMember(all[i].Doc)
 		if err != nil {
 			return nil, "", err
@@ -268,6 +292,14 @@ func (g *gathering) rejected(replies map[int]*reply, total int) ([]any, error) {
 	all = all[:min(len(all), g.o.MaxRejected)]
 	out := make([]any, len(all))
 	for i, x := range all {
+		capped := i == len(all)-1 && total > len(all)
+		if !capped {
+			if b, ok := splice(x.Doc, 0, g.decisionID()); ok {
+				out[i] = b
+				continue
+			}
+			g.nDec-- // numbered again below
+		}
 		m, err := decodeMember(x.Doc)
 		if err != nil {
 			return nil, err
@@ -286,6 +318,60 @@ func (g *gathering) rejected(replies map[int]*reply, total int) ([]any, error) {
 func (g *gathering) decisionID() string {
 	g.nDec++
 	return fmt.Sprintf("urn:oap:decision:%s-%d", g.id, g.nDec)
+}
+
+var (
+	rankPointer       = canon.MustParsePointer("/rank")
+	decisionIDPointer = canon.MustParsePointer("/decision_record/decision_id")
+)
+
+// splice returns a shard's member b, RFC 8785 bytes, with its
+// decision_id and, when rank > 0, its rank replaced, without decoding it
+// (the values keep their places: members are sorted by name, not by
+// value). It returns false when b lacks either value; the caller then
+// decodes it.
+func splice(b []byte, rank int, decisionID string) (canon.RawValue, bool) {
+	type edit struct {
+		at, n int
+		v     []byte
+	}
+	var edits []edit
+	var w canon.RawWalker
+	replace := func(p *canon.Pointer, v []byte) bool {
+		found := false
+		w.Resolve(p, b, func(old []byte) bool {
+			if at, ok := within(b, old); ok {
+				edits = append(edits, edit{at, len(old), v})
+				found = true
+			}
+			return false
+		})
+		return found
+	}
+	id, err := canon.AppendString(nil, decisionID)
+	if err != nil || !replace(decisionIDPointer, id) {
+		return nil, false
+	}
+	if rank > 0 && !replace(rankPointer, strconv.AppendInt(nil, int64(rank), 10)) {
+		return nil, false
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.at - b.at })
+	out := make([]byte, 0, len(b)+len(id))
+	prev := 0
+	for _, e := range edits {
+		out = append(append(out, b[prev:e.at]...), e.v...)
+		prev = e.at + e.n
+	}
+	return append(out, b[prev:]...), true
+}
+
+// within returns the offset of v in b, when v is a part of b's bytes.
+func within(b, v []byte) (int, bool) {
+	at := cap(b) - cap(v)
+	if len(v) == 0 || at < 0 || at+len(v) > len(b) || &b[at] != &v[0] {
+		return 0, false
+	}
+	return at, true
 }
 
 func decodeMember(b []byte) (map[string]any, error) {

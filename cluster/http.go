@@ -182,7 +182,7 @@ func (h *handler) intent(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "bad query parameter", err.Error(), nil)
 		return
 	}
-	res, err := h.n.Query(r.Context(), body, qo)
+	res, err := h.n.query(r.Context(), body, qo)
 	if err != nil {
 		fail(w, err)
 		return

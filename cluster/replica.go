@@ -23,12 +23,12 @@ import (
 // shard's requests.
 //
 // The applied sequence is the durable consumer's ack floor: an entry is
-// acknowledged after the store committed it, and only one entry is in
-// flight (MaxAckPending 1), so a crash between the commit and the ack
-// redelivers that one entry, which is then a no-op: a put of content the
-// owner already stores returns the stored document, a delete of a
-// document that is gone is ErrNotFound. No sequence needs to be written
-// into the store's own commit for that.
+// acknowledged after the store commit holding it is durable, so a crash
+// between the commit and the acks redelivers entries already applied,
+// which are then no-ops: a put of content the owner already stores
+// returns the stored document, a delete of a document that is gone is
+// ErrNotFound (applyMsgs keeps the redeliveries in stream order). No
+// sequence needs to be written into the store's own commit for that.
 type replica struct {
 	n      *Node
 	shard  int
@@ -39,7 +39,11 @@ type replica struct {
 	sub    *nats.Subscription
 	slots  chan struct{} // requests answered at once (serve)
 
-	// applyMu is held while an entry is applied and while an export
+	inbox chan jetstream.Msg // delivered entries, to applyLoop
+	stop  chan struct{}      // closed to stop applyLoop
+	done  chan struct{}      // closed when applyLoop returned
+
+	// applyMu is held while entries are applied and while an export
 	// reads, so that an export reflects a sequence.
 	applyMu  sync.Mutex
 	handled  atomic.Uint64 // entries received from the stream (applied or skipped)
@@ -63,7 +67,8 @@ func openReplica(ctx context.Context, n *Node, shard int) (*replica, error) {
 		return nil, err
 	}
 	r := &replica{n: n, shard: shard, s: s, ix: ix, signer: n.o.Signer, changed: make(chan struct{}), order: orderBook{},
-		slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+		slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		inbox: make(chan jetstream.Msg, applyBatch), stop: make(chan struct{}), done: make(chan struct{})}
 	if r.signer == nil {
 		_, priv, _ := ed25519.GenerateKey(nil)
 		r.signer = sign.NewSigner(priv)
@@ -96,10 +101,15 @@ func (r *replica) start(ctx context.Context) error {
 	} else {
 		r.seq = max(info.AckFloor.Stream, *bootstrapped) // the export brought the merge order
 	}
-	if r.cc, err = cons.Consume(r.handle); err != nil {
+	go r.applyLoop()
+	if r.cc, err = cons.Consume(r.receive); err != nil {
+		close(r.stop)
 		return fmt.Errorf("consume: %w", err)
 	}
 	if r.sub, err = r.n.nc.QueueSubscribe(requestSubject(r.shard), queueGroup(r.shard), r.serve); err != nil {
+		r.cc.Stop()
+		close(r.stop)
+		<-r.done
 		return err
 	}
 	return r.n.nc.Flush() // the server knows the replica answers once Open returns
@@ -115,7 +125,7 @@ func (r *replica) start(ctx context.Context) error {
 // up instead.
 func (r *replica) consumer(ctx context.Context, st jetstream.Stream) (jetstream.Consumer, *uint64, error) {
 	cfg := jetstream.ConsumerConfig{Durable: "node-" + r.n.o.Name, AckPolicy: jetstream.AckExplicitPolicy,
-		MaxAckPending: 1, DeliverPolicy: jetstream.DeliverAllPolicy, AckWait: 30 * time.Second}
+		MaxAckPending: 4 * applyBatch, DeliverPolicy: jetstream.DeliverAllPolicy, AckWait: 30 * time.Second}
 	path, boot := r.n.o.Bootstrap[r.shard]
 	if !boot {
 		// Retried like a write: a stream that just lost a server may take
@@ -188,36 +198,220 @@ func (r *replica) rebuildOrder(ctx context.Context, floor uint64) error {
 	return nil
 }
 
-// handle applies one entry, then acknowledges it.
-func (r *replica) handle(m jetstream.Msg) {
-	md, err := m.Metadata()
-	if err != nil {
-		r.n.o.Logf("cluster: shard %d: metadata: %v", r.shard, err)
-		return
+// applyBatch is the most entries one store commit holds.
+const applyBatch = 512
+
+// receive hands a delivered entry to the applier (applyLoop).
+func (r *replica) receive(m jetstream.Msg) {
+	select {
+	case r.inbox <- m:
+	case <-r.stop:
 	}
+}
+
+// applyLoop applies what the stream delivered: the entries waiting when
+// it looks, up to applyBatch, in one go (applyMsgs).
+func (r *replica) applyLoop() {
+	defer close(r.done)
+	batch := make([]jetstream.Msg, 0, applyBatch)
+	for {
+		select {
+		case m := <-r.inbox:
+			batch = append(batch[:0], m)
+		case <-r.stop:
+			return
+		}
+	more:
+		for len(batch) < applyBatch {
+			select {
+			case m := <-r.inbox:
+				batch = append(batch, m)
+			default:
+				break more
+			}
+		}
+		r.applyMsgs(batch)
+	}
+}
+
+// pending is one stream entry on its way into the store: delivered (m),
+// or read from the stream to fill a gap in the deliveries (m nil).
+type pending struct {
+	m    jetstream.Msg
+	seq  uint64
+	at   int64 // stream time, Unix ns
+	e    *entry
+	err  error // the entry does not decode, or the store refused it
+	skip bool  // already applied: acknowledged only
+}
+
+// applyMsgs applies delivered entries in stream order, then acknowledges
+// them: puts in runs of one store commit each (split where an entry needs
+// a commit of its own: a delete, a grant, a revoke, or another writer),
+// so an entry is acknowledged only once the commit holding it is durable.
+//
+// Deliveries come in stream order but for redeliveries: an entry a
+// crashed node left unacknowledged is redelivered after the ack wait,
+// possibly after later ones. So the replica keeps its own applied
+// sequence: an entry at or below it is acknowledged and dropped, and an
+// entry past a gap first has the gap read from the stream (what is not
+// there was purged).
+func (r *replica) applyMsgs(msgs []jetstream.Msg) {
 	r.applyMu.Lock()
 	defer r.applyMu.Unlock()
-	r.handled.Add(1)
-	e, err := decodeEntry(m.Data())
-	if err == nil {
-		err = r.applyOpen(e)
+	next := r.applied() + 1
+	var todo []pending
+	for _, m := range msgs {
+		md, err := m.Metadata()
+		if err != nil {
+			r.n.o.Logf("cluster: shard %d: metadata: %v", r.shard, err)
+			continue
+		}
+		seq := md.Sequence.Stream
+		if seq < next {
+			todo = append(todo, pending{m: m, seq: seq, skip: true})
+			continue
+		}
+		if seq > next {
+			gap, err := r.readGap(next, seq)
+			if err != nil {
+				r.n.o.Logf("cluster: shard %d: entries %d to %d: %v", r.shard, next, seq-1, err)
+				break // the rest is redelivered, and the gap read again
+			}
+			todo = append(todo, gap...)
+		}
+		p := pending{m: m, seq: seq, at: md.Timestamp.UnixNano()}
+		p.e, p.err = decodeEntry(m.Data())
+		todo = append(todo, p)
+		next = seq + 1
 	}
-	if errors.Is(err, store.ErrClosed) {
-		return // shutting down: the entry is redelivered on restart
+	if err := r.applyPending(todo); err != nil {
+		if !errors.Is(err, store.ErrClosed) {
+			r.n.o.Logf("cluster: shard %d: entries %d to %d not applied, to be redelivered: %v", r.shard, todo[0].seq, todo[len(todo)-1].seq, err)
+		}
+		return // (or shutting down) the entries are redelivered
 	}
+	last := uint64(0)
+	for i := range todo {
+		p := &todo[i]
+		if p.skip {
+			if p.m != nil {
+				_ = p.m.Ack()
+			}
+			continue
+		}
+		r.handled.Add(1)
+		if p.err != nil {
+			// Deterministic: every replica meets the same entry on the
+			// same store state, and skips it alike.
+			r.n.o.Logf("cluster: shard %d: entry %d skipped: %v", r.shard, p.seq, p.err)
+		} else {
+			r.mu.Lock()
+			r.order.note(p.e, p.at)
+			r.mu.Unlock()
+		}
+		if p.m != nil {
+			_ = p.m.Ack() // when lost: redelivered, and dropped as applied
+		}
+		last = p.seq
+	}
+	r.advance(last)
+}
+
+// readGap reads the stream's entries from seq to before to, those a
+// purge left.
+func (r *replica) readGap(from, to uint64) ([]pending, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.n.o.RequestTimeout)
+	defer cancel()
+	st, err := r.n.stream(ctx, r.shard)
 	if err != nil {
-		// Deterministic: every replica meets the same entry on the same
-		// store state, and skips it alike.
-		r.n.o.Logf("cluster: shard %d: entry %d skipped: %v", r.shard, md.Sequence.Stream, err)
-	} else {
-		r.mu.Lock()
-		r.order.note(e, md.Timestamp.UnixNano())
-		r.mu.Unlock()
+		return nil, err
 	}
-	if err := m.Ack(); err != nil {
-		return // redelivered, and then a no-op
+	var out []pending
+	for seq := from; seq < to; seq++ {
+		raw, err := st.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		p := pending{seq: seq, at: raw.Time.UnixNano()}
+		p.e, p.err = decodeEntry(raw.Data)
+		out = append(out, p)
 	}
-	r.advance(md.Sequence.Stream)
+	return out, nil
+}
+
+// applyPending applies todo's entries in order, setting err on each the
+// store refused. It stops at a closed store.
+func (r *replica) applyPending(todo []pending) error {
+	r.life.RLock()
+	defer r.life.RUnlock()
+	if r.closed {
+		return store.ErrClosed
+	}
+	for i := 0; i < len(todo); {
+		p := &todo[i]
+		if p.skip || p.err != nil {
+			i++
+			continue
+		}
+		if p.e.Op != opPut {
+			p.err = r.apply(p.e)
+			if errors.Is(p.err, store.ErrClosed) {
+				return p.err
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(todo) && (todo[j].skip || todo[j].err == nil && todo[j].e.Op == opPut && todo[j].e.Principal == p.e.Principal) {
+			j++
+		}
+		if err := r.putRun(todo[i:j]); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// putRun stores a run of puts of one writer in one commit. A put the
+// store refuses fails the whole commit, so the puts before it are
+// committed on their own, it is marked refused, and the rest are tried
+// again: the outcome of each is that of putting them one by one.
+func (r *replica) putRun(run []pending) error {
+	var idx []int
+	var docs []store.Document
+	for k := range run {
+		if e := run[k].e; !run[k].skip && run[k].err == nil {
+			idx = append(idx, k)
+			docs = append(docs, store.Document{Body: e.Body, Kind: e.Given, Owner: e.Owner, Signals: e.Signals})
+		}
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	ctx := store.WithPrincipal(context.Background(), run[idx[0]].e.Principal)
+	refs, err := r.s.PutBatch(ctx, docs)
+	var be *store.BatchError
+	switch {
+	case errors.As(err, &be):
+		if errors.Is(be.Err, store.ErrClosed) {
+			return be.Err
+		}
+		run[idx[be.Index]].err = be.Err
+		return r.putRun(run) // the refused one is skipped now
+	case err != nil:
+		return err // the store failed, not the entry: it is redelivered
+	}
+	for k, ref := range refs {
+		if p := &run[idx[k]]; ref.ID.String() != p.e.ID {
+			p.err = fmt.Errorf("parsed to content id %s, but the writer computed %s", ref.ID, p.e.ID)
+		}
+	}
+	return nil
 }
 
 func (r *replica) applyOpen(e *entry) error {
@@ -304,6 +498,8 @@ func (r *replica) close() error {
 	}
 	if r.cc != nil {
 		r.cc.Stop()
+		close(r.stop)
+		<-r.done
 	}
 	r.life.Lock()
 	defer r.life.Unlock()

@@ -84,17 +84,17 @@ func (r *replica) respond(m *nats.Msg) {
 	if err := json.Unmarshal(m.Data, &req); err != nil {
 		rep = &reply{Error: &remoteError{Status: http.StatusBadRequest, Message: fmt.Sprintf("decode request: %v", err)}}
 	} else {
-		rep = r.answer(&req)
+		rep = r.answer(context.Background(), &req)
 	}
-	b, err := json.Marshal(rep)
+	b, err := encodeReply(rep)
 	if err != nil {
-		b, _ = json.Marshal(&reply{Error: &remoteError{Status: http.StatusInternalServerError, Message: err.Error()}})
+		b, _ = encodeReply(&reply{Error: &remoteError{Status: http.StatusInternalServerError, Message: err.Error()}})
 	}
 	_ = m.Respond(b)
 }
 
-func (r *replica) answer(req *request) *reply {
-	ctx, cancel := context.WithTimeout(context.Background(), r.n.o.RequestTimeout)
+func (r *replica) answer(ctx context.Context, req *request) *reply {
+	ctx, cancel := context.WithTimeout(ctx, r.n.o.RequestTimeout)
 	defer cancel()
 	rep, err := r.answerErr(ctx, req)
 	if err != nil {
@@ -190,8 +190,12 @@ func (r *replica) query(ctx context.Context, req *request) (*reply, error) {
 	}
 	r.resolved.Store(int64(len(resp.Candidates)))
 	rep.More = paged && resp.NextCursor != ""
-	doc := resp.Document()
-	cands, _ := doc["candidates"].([]any)
+	wire, _ := resp.MarshalJSON()
+	cands, rejs := members(wire, candidatesPointer), members(wire, rejectedPointer)
+	if len(cands) != len(resp.Candidates) || len(rejs) != len(resp.Rejected) {
+		return nil, fmt.Errorf("the shard's response lists %d candidates and %d rejections, its bytes %d and %d",
+			len(resp.Candidates), len(resp.Rejected), len(cands), len(rejs))
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range resp.Candidates {
@@ -211,23 +215,44 @@ func (r *replica) query(ctx context.Context, req *request) (*reply, error) {
 			rep.More = true
 			break
 		}
-		m, _ := cands[i].(map[string]any)
-		sc.Doc = canon.AppendValue(nil, m)
+		sc.Doc = cands[i]
 		rep.Candidates = append(rep.Candidates, sc)
 	}
-	rejs, _ := doc["rejected"].([]any)
 	for i := range resp.Rejected {
 		x := &resp.Rejected[i]
-		m, _ := rejs[i].(map[string]any)
-		if i == len(resp.Rejected)-1 {
+		doc := rejs[i]
+		if i == len(resp.Rejected)-1 && resp.RejectedTotal > len(resp.Rejected) {
+			m, err := decodeMember(doc)
+			if err != nil {
+				return nil, err
+			}
 			uncapped(m, resp.RejectedTotal, len(resp.Rejected), req.MaxRejected)
+			doc = canon.AppendValue(nil, m)
 		}
 		rep.Rejected = append(rep.Rejected, shardCandidate{
 			Key: rankKey{ID: x.CandidateID, Order: r.order.of(x.CandidateID), Shard: r.shard},
-			Doc: canon.AppendValue(nil, m)})
+			Doc: doc})
 	}
 	rep.RejectedTotal = resp.RejectedTotal
 	return rep, nil
+}
+
+var (
+	candidatesPointer = canon.MustParsePointer("/candidates/*")
+	rejectedPointer   = canon.MustParsePointer("/rejected/*")
+)
+
+// members returns the RFC 8785 bytes of the elements of the array p
+// names in a response's bytes, in order, sharing wire: the shard sends
+// them as the store wrote them.
+func members(wire []byte, p *canon.Pointer) [][]byte {
+	var w canon.RawWalker
+	var out [][]byte
+	w.Resolve(p, wire, func(v []byte) bool {
+		out = append(out, v[:len(v):len(v)])
+		return true
+	})
+	return out
 }
 
 // position places the merged page's last key in this shard's rank order.
