@@ -86,17 +86,18 @@ func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc
 }
 
 // walkTally counts the constraint walks judging took, so that tests can
-// say how often a document was matched and evaluated.
-type walkTally struct{ matches, evals int }
+// say how often a document was matched, evaluated and projected.
+type walkTally struct{ matches, evals, applies int }
 
 // count returns w counting into t; a nil t returns w as it is.
 func (t *walkTally) count(w docWalks) docWalks {
 	if t == nil {
 		return w
 	}
-	match, eval := w.match, w.eval
+	match, eval, apply := w.match, w.eval, w.apply
 	w.match = func() bool { t.matches++; return match() }
 	w.eval = func() (bool, []aql.Evaluation) { t.evals++; return eval() }
+	w.apply = func() (canon.RawValue, []string, error) { t.applies++; return apply() }
 	return w
 }
 

@@ -45,7 +45,19 @@ type PlanNode struct {
 
 // sequentialFraction is the share of the universe above which candidates
 // are fetched by walking the document records in order instead of looking
-// each one up.
+// each one up. Measured on 100,000 manifests (BenchmarkResolve, eq
+// planner-norejected, one goroutine, cpu-ms/op, cold then warm run):
+//
+//	candidates  point reads  sequential walk
+//	0.1%        7.5 / 2.1    767 / 297
+//	1%          61 / 20      621 / 353
+//	10%         466 / 321    765 / 630
+//
+// The walk costs about 3 µs per document of the universe before it judges
+// anything, and judging a candidate costs about as much on either path,
+// so point reads win at every share measured, by 2× at 10%. The share
+// stays above the largest measured one: a walk is chosen only where the
+// candidates are most of the universe.
 const sequentialFraction = 0.25
 
 // planner builds a Plan against one index.

@@ -44,6 +44,9 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 			return nil, err
 		}
 		if err := r.enumerate(ctx, s); err != nil {
+			if errors.Is(err, errLazyMiss) && lazy {
+				continue // a score without a rank key: rank every candidate
+			}
 			return nil, err
 		}
 		if err := ctx.Err(); err != nil { // a deadline that passed while the last document was judged
@@ -118,6 +121,7 @@ type resolution struct {
 	exact    bool          // the candidates are the plan's and the plan is exact: each satisfies the constraints
 	matched  bool          // keeper matched the document it let through: it satisfies the constraints
 	pre      *prejudgedSet // the walks a parallel scan's workers did for the documents they passed
+	top      *topState     // a page of a full scan kept in a bounded heap (topk.go); nil otherwise
 }
 
 func newResolution(in *aql.Intent, o *Options) *resolution {
@@ -153,7 +157,16 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 		// scan lists it (rejected.go).
 		return r.listExcluded(ctx, s, roaring.AndNot(plan.Universe, plan.Candidates))
 	}
-	return r.considerAll(r.fullScan(ctx, s))
+	if err := r.startTop(ctx, s); err != nil {
+		return err
+	}
+	if err := r.considerAll(r.fullScan(ctx, s)); err != nil {
+		return err
+	}
+	if r.top != nil {
+		r.accepted = r.top.ranked()
+	}
+	return nil
 }
 
 // parallelMin is the fewest candidates of an exact plan judged on
@@ -243,6 +256,7 @@ func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers i
 	nd := needlesOf(r.in.Constraints)
 	evs := make([]*eval.Evaluator, workers)
 	rds := make([]canon.RawDoc, workers)
+	scratch := make([][]byte, workers)
 	for i := range evs {
 		evs[i] = eval.New()
 		evs[i].SetDone(ctx.Done())
@@ -262,10 +276,17 @@ func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers i
 		// It is accepted unless the quality floor or the projection
 		// rejects it, and either way its record is written: the walks
 		// judging it needs are done here, on the worker, not on the
-		// goroutine that files the verdicts.
-		p := &prejudged{}
-		p.passed, p.evals = evs[w].EvalRawDoc(r.in.Constraints, rd, nil)
-		p.payload, p.missing, p.err = project.AppendRawDoc(nil, rd, r.in.Projection.Include, r.in.Projection.Exclude)
+		// goroutine that files the verdicts. A page kept in a heap
+		// needs only whether the projection resolves: the page's
+		// records are written when it is filled (topk.go).
+		p := &prejudged{passed: true}
+		if r.top != nil {
+			scratch[w], p.missing, p.err = project.AppendRawDoc(scratch[w][:0], rd, r.in.Projection.Include, r.in.Projection.Exclude)
+			p.light = true
+		} else {
+			p.passed, p.evals = evs[w].EvalRawDoc(r.in.Constraints, rd, nil)
+			p.payload, p.missing, p.err = project.AppendRawDoc(nil, rd, r.in.Projection.Include, r.in.Projection.Exclude)
+		}
 		pre.put(num, p)
 		return true
 	}
@@ -327,6 +348,10 @@ func (r *resolution) keeper() store.Keep {
 func (r *resolution) consider(doc *store.Doc) error {
 	matched := r.matched // keeper matched it: evaluate it, not match it again
 	r.matched = false
+	if r.top != nil {
+		p := r.pre.take(doc.Num)
+		return r.considerTop(doc, matched || p != nil, p)
+	}
 	var c *Candidate
 	var rej *Rejection
 	var err error
@@ -401,6 +426,7 @@ func (r *resolution) judge(doc *store.Doc, records bool) (*Candidate, *Rejection
 // prejudged is what a worker of a parallel scan found walking a document
 // that matched: its evaluations and its projection.
 type prejudged struct {
+	light   bool // only whether the projection resolves: no evaluations, no payload
 	passed  bool
 	evals   []aql.Evaluation
 	payload canon.RawValue

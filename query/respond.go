@@ -37,6 +37,11 @@ func (r *resolution) respond() (*Response, error) {
 		}
 		allocate(r.in.Budget, page)
 	}
+	if r.top != nil {
+		if err := r.fillTop(page); err != nil {
+			return nil, err
+		}
+	}
 	resp := &Response{
 		ResponseID: "urn:oap:intent-response:" + r.id, IntentID: r.in.IntentID,
 		ResolverDID: r.o.Signer.DID(), ResolverRole: r.o.Role, EvaluatedAt: r.at,
