@@ -91,20 +91,18 @@ type delta struct {
 
 // touched reports whether the mutation wrote key.
 func (d delta) touched(key string) bool {
-	_, added := d.adds.idx[key]
-	_, removed := d.dels.idx[key]
-	return added || removed
+	return d.adds.find(key) != nil || d.dels.find(key) != nil
 }
 
 // apply returns bm with the mutation's numbers at key added, then
 // removed, as the merge operands apply them (adds before removes).
 func (d delta) apply(key string, bm *roaring.Bitmap) *roaring.Bitmap {
 	out := bm.Clone()
-	if i, ok := d.adds.idx[key]; ok {
-		out.AddMany(d.adds.list[i].nums())
+	if p := d.adds.find(key); p != nil {
+		out.AddMany(p.nums())
 	}
-	if i, ok := d.dels.idx[key]; ok {
-		for _, n := range d.dels.list[i].nums() {
+	if p := d.dels.find(key); p != nil {
+		for _, n := range p.nums() {
 			out.Remove(n)
 		}
 	}
@@ -115,8 +113,8 @@ func (d delta) apply(key string, bm *roaring.Bitmap) *roaring.Bitmap {
 // key.
 func (d delta) numbers(key string, fn func(uint32)) {
 	for _, s := range []*postingSet{d.adds, d.dels} {
-		if i, ok := s.idx[key]; ok {
-			for _, n := range s.list[i].nums() {
+		if p := s.find(key); p != nil {
+			for _, n := range p.nums() {
 				fn(n)
 			}
 		}
@@ -133,7 +131,7 @@ func (c *bitmapCache) commit(d delta, exact bool) {
 		c.m, c.derived = nil, nil
 		return
 	}
-	if len(d.adds.list) == 0 && len(d.dels.list) == 0 {
+	if d.adds.len() == 0 && d.dels.len() == 0 {
 		return
 	}
 	for key, bm := range c.m {

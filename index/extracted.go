@@ -93,5 +93,18 @@ func (ix *Index) FlushRun(w *store.IndexWriter) error {
 	}
 	ix.adds.reset()
 	clear(ix.ranks)
+	ix.runs = true
 	return nil
+}
+
+// count returns the number of postings x holds.
+func (x *extracted) count() int {
+	n := 0
+	for e := x.entries; len(e) > 0; n++ {
+		l, k := binary.Uvarint(e)
+		e = e[k+int(l)+1:]
+		l, k = binary.Uvarint(e)
+		e = e[k+int(l):]
+	}
+	return n
 }

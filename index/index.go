@@ -34,6 +34,9 @@ type Index struct {
 	adds  *postingSet
 	dels  *postingSet
 	ranks rankKeys // the mutation's rank keys to set or delete
+	// runs says a load wrote postings by FlushRun, which forgets them: the
+	// cache cannot be brought up by the mutation's delta.
+	runs  bool
 	x     extractor
 	key   []byte
 	cache bitmapCache // hot posting lists, updated by every commit's delta
@@ -83,6 +86,7 @@ func New() *Index {
 func (ix *Index) reset() {
 	ix.fresh = map[Path]uint32{}
 	ix.drops = ix.drops[:0]
+	ix.runs = false
 	ix.adds.reset()
 	ix.dels.reset()
 	clear(ix.ranks)
@@ -233,7 +237,9 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 func (ix *Index) Done(committed bool) {
 	if committed {
 		ix.cfgDirty = false
-		ix.cache.commit(delta{ix.adds, ix.dels}, len(ix.drops) == 0) // a sweep deletes keys outside the delta
+		// A sweep deletes keys outside the delta, and a load's runs are
+		// forgotten once written: either empties the cache.
+		ix.cache.commit(delta{ix.adds, ix.dels}, len(ix.drops) == 0 && !ix.runs)
 		ix.mu.Lock()
 		for p, id := range ix.fresh {
 			ix.commitPath(p, id)

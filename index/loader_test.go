@@ -284,3 +284,30 @@ func TestLargeImportIsWhole(t *testing.T) {
 		t.Fatalf("the refused import stored %d documents", after.Documents-before.Documents)
 	}
 }
+
+// TestLoadUpdatesCachedPostings: posting lists a query cached before a
+// load (every document, a kind) include the load's documents after it,
+// whether the load spilled runs or not.
+func TestLoadUpdatesCachedPostings(t *testing.T) {
+	ctx := context.Background()
+	docs := variedDocs(120)
+	for _, runDocs := range []int{1000, 16} {
+		s, ix := openText(t, t.TempDir())
+		if _, err := s.PutBatch(ctx, docs[:20]); err != nil {
+			t.Fatal(err)
+		}
+		before, err := ix.All() // caches the list
+		if err != nil {
+			t.Fatal(err)
+		}
+		load(t, s, docs[20:], runDocs)
+		after, err := ix.All()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := after.GetCardinality(); n != before.GetCardinality()+100 {
+			t.Errorf("runs of %d: every-document list holds %d after the load, want %d", runDocs, n, before.GetCardinality()+100)
+		}
+		s.Close()
+	}
+}
