@@ -31,7 +31,8 @@ type Index struct {
 	next  uint32          // next path id
 	fresh map[Path]uint32 // paths first seen in the running mutation
 	drops []uint32        // paths the running sweep step deletes (sweep.go)
-	adds  *postingSet
+	adds  *postingSet     // postings Add and the writer's share of AddExtracted add
+	sh    *shards         // path postings AddExtracted adds
 	dels  *postingSet
 	ranks rankKeys // the mutation's rank keys to set or delete
 	// runs says a load wrote postings by FlushRun, which forgets them: the
@@ -78,7 +79,7 @@ func (ix *Index) commitPath(p Path, id uint32) {
 // New returns an Index to pass as store.Options.Indexer.
 func New() *Index {
 	ix := &Index{ids: map[Path]uint32{}, paths: map[uint32]Path{}, next: 1,
-		adds: newPostingSet(), dels: newPostingSet(), ranks: rankKeys{}}
+		adds: newPostingSet(), sh: newShards(), dels: newPostingSet(), ranks: rankKeys{}}
 	ix.reset()
 	return ix
 }
@@ -87,7 +88,9 @@ func (ix *Index) reset() {
 	ix.fresh = map[Path]uint32{}
 	ix.drops = ix.drops[:0]
 	ix.runs = false
+	ix.sh.wait()
 	ix.adds.reset()
+	ix.sh.reset()
 	ix.dels.reset()
 	clear(ix.ranks)
 }
@@ -225,7 +228,7 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 	if err := ix.ranks.flush(w); err != nil {
 		return err
 	}
-	if err := ix.adds.flushAdds(w); err != nil {
+	if err := ix.flushAdds(w); err != nil {
 		return err
 	}
 	return ix.dels.flushRemoves(w)
@@ -239,7 +242,8 @@ func (ix *Index) Done(committed bool) {
 		ix.cfgDirty = false
 		// A sweep deletes keys outside the delta, and a load's runs are
 		// forgotten once written: either empties the cache.
-		ix.cache.commit(delta{ix.adds, ix.dels}, len(ix.drops) == 0 && !ix.runs)
+		ix.sh.wait()
+		ix.cache.commit(delta{ix.addSets(), ix.dels}, len(ix.drops) == 0 && !ix.runs)
 		ix.mu.Lock()
 		for p, id := range ix.fresh {
 			ix.commitPath(p, id)
