@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -19,12 +21,15 @@ import (
 // lists (ascending document numbers, all of them above every number of
 // an earlier run). It is sorted once, when it is spilled or merged.
 //
-// A spilled run is a file of entries in key order:
+// A spilled run is a file per key range (loadRanges) of entries in key
+// order:
 //
 //	uvarint(len key) key tag uvarint(len value) value
 //
 // tag 's' for a plain value, 'p' for a posting list, whose value is the
-// numbers as 4-byte little-endian words.
+// numbers as 4-byte little-endian words. The ranges are merged on
+// goroutines of their own, each into its own sstables: ranges do not
+// overlap, so neither do the tables.
 type loadRun struct {
 	ents  []runEntry
 	bytes int // keys and values held
@@ -44,6 +49,24 @@ const (
 
 func newLoadRun() *loadRun { return &loadRun{} }
 
+// loadRanges split the load's keys where a range starts: documents and
+// the other store keys, then the index families by how many keys a load
+// gives them (buckets and the rest of the small families, existence,
+// equality, number ranges and the rest).
+var loadRanges = [][]byte{nil, {IndexPrefix}, {IndexPrefix, 'e'}, {IndexPrefix, 'q'}, {IndexPrefix, 'r'}}
+
+// rangeOf returns the range key falls in.
+func rangeOf(key []byte) int {
+	i := len(loadRanges) - 1
+	for i > 0 && bytes.Compare(key, loadRanges[i]) < 0 {
+		i--
+	}
+	return i
+}
+
+// rangePath is the file of range r of the run spilled at path.
+func rangePath(path string, r int) string { return fmt.Sprintf("%s.r%d", path, r) }
+
 func (r *loadRun) set(key, value []byte) {
 	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: bytes.Clone(value), seq: int32(len(r.ents))})
 	r.bytes += len(key) + len(value)
@@ -58,34 +81,65 @@ func (r *loadRun) posting(key []byte, nums []uint32) {
 	r.bytes += len(key) + len(v)
 }
 
-// sort orders the entries by key; of two plain values of one key (a
-// reference count counted up twice) the later wins.
-func (r *loadRun) sort() {
-	slices.SortFunc(r.ents, func(a, b runEntry) int {
+// sort orders the entries by key, a range per goroutine, and returns
+// them split by range; of two plain values of one key (a reference count
+// counted up twice) the later wins.
+func (r *loadRun) sort() [][]runEntry {
+	parts := make([][]runEntry, len(loadRanges))
+	for _, e := range r.ents { // stable: a key's entries keep their order
+		i := rangeOf(e.key)
+		parts[i] = append(parts[i], e)
+	}
+	r.ents = nil
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i := range parts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			parts[i] = sortEntries(parts[i])
+		}()
+	}
+	wg.Wait()
+	return parts
+}
+
+func sortEntries(ents []runEntry) []runEntry {
+	slices.SortFunc(ents, func(a, b runEntry) int {
 		if c := bytes.Compare(a.key, b.key); c != 0 {
 			return c
 		}
 		return int(a.seq - b.seq)
 	})
-	out := r.ents[:0]
-	for i, e := range r.ents {
-		if i+1 < len(r.ents) && bytes.Equal(e.key, r.ents[i+1].key) && !e.posting && !r.ents[i+1].posting {
+	out := ents[:0]
+	for i, e := range ents {
+		if i+1 < len(ents) && bytes.Equal(e.key, ents[i+1].key) && !e.posting && !ents[i+1].posting {
 			continue
 		}
 		out = append(out, e)
 	}
-	r.ents = out
+	return out
 }
 
+// spill writes the run's ranges to their files beside path.
 func (r *loadRun) spill(fs vfs.FS, path string) error {
-	r.sort()
+	for i, ents := range r.sort() {
+		if err := spillRange(fs, rangePath(path, i), ents); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func spillRange(fs vfs.FS, path string, ents []runEntry) error {
 	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr []byte
-	for _, e := range r.ents {
+	for _, e := range ents {
 		hdr = binary.AppendUvarint(hdr[:0], uint64(len(e.key)))
 		hdr = append(hdr, e.key...)
 		hdr = append(hdr, tagOf(e.posting))
@@ -179,11 +233,41 @@ func (h *sources) Pop() any {
 const loadTableBytes = 128 << 20
 
 // merge merges the spilled runs and the last one into sstables of
-// ascending, non-overlapping key ranges, and returns their paths. A
-// posting list is the concatenation of its runs' numbers ORed with the
-// committed list of its key, read by a cursor that moves forward over
-// the store's index keys as the merge does.
+// ascending, non-overlapping key ranges, and returns their paths: the
+// ranges of loadRanges on GOMAXPROCS goroutines, each into tables of its
+// own. A posting list is the concatenation of its runs' numbers ORed
+// with the committed list of its key, read by a cursor that moves
+// forward over the store's index keys as the merge does.
 func (l *Loader) merge() ([]string, error) {
+	last := l.run.sort()
+	view := l.s.kv.newView()
+	defer view.close()
+	tables := make([][]string, len(loadRanges))
+	errs := make([]error, len(loadRanges))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i := range loadRanges {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			tables[i], errs[i] = l.mergeRange(view, i, last[i])
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for i := range tables {
+		out = append(out, tables[i]...)
+		if errs[i] != nil {
+			return out, errs[i]
+		}
+	}
+	return out, nil
+}
+
+// mergeRange merges range r of the spilled runs and last, the last
+// run's entries of the range, into tables.
+func (l *Loader) mergeRange(view *view, r int, last []runEntry) ([]string, error) {
 	fs := l.s.kv.fs()
 	h := make(sources, 0, len(l.runs)+1)
 	defer func() {
@@ -194,14 +278,13 @@ func (l *Loader) merge() ([]string, error) {
 		}
 	}()
 	for i, path := range l.runs {
-		f, err := fs.Open(path)
+		f, err := fs.Open(rangePath(path, r))
 		if err != nil {
 			return nil, err
 		}
 		h = append(h, &runSource{order: i, f: f, r: bufio.NewReaderSize(f, 1<<20)})
 	}
-	l.run.sort()
-	h = append(h, &runSource{order: len(l.runs), ents: l.run.ents})
+	h = append(h, &runSource{order: len(l.runs), ents: last})
 	live := h[:0]
 	for _, s := range h {
 		ok, err := s.next()
@@ -210,20 +293,20 @@ func (l *Loader) merge() ([]string, error) {
 		}
 		if ok {
 			live = append(live, s)
+		} else if s.f != nil {
+			s.f.Close()
 		}
 	}
 	h = live
 	heap.Init(&h)
 
-	view := l.s.kv.newView()
-	defer view.close()
 	cur, err := view.cursor([]byte{IndexPrefix}, []byte{IndexPrefix + 1})
 	if err != nil {
 		return nil, err
 	}
 	defer cur.close()
 
-	m := tableMerge{l: l, cur: cur}
+	m := tableMerge{l: l, cur: cur, name: fmt.Sprintf("table-%d", r)}
 	var nums []uint32
 	for h.Len() > 0 {
 		top := h[0]
@@ -234,30 +317,30 @@ func (l *Loader) merge() ([]string, error) {
 			nums = appendWords(nums, e.value)
 		}
 		if err := advance(&h); err != nil {
-			return nil, err
+			return m.tables, err
 		}
 		for h.Len() > 0 && bytes.Equal(h[0].cur.key, key) {
 			next := h[0].cur
 			switch {
 			case next.posting != e.posting:
-				return nil, fmt.Errorf("%w: key %q is both a posting list and a plain value in a load", ErrCorrupt, key)
+				return m.tables, fmt.Errorf("%w: key %q is both a posting list and a plain value in a load", ErrCorrupt, key)
 			case next.posting:
 				nums = appendWords(nums, next.value)
 			default:
 				e = next // the later run's value wins
 			}
 			if err := advance(&h); err != nil {
-				return nil, err
+				return m.tables, err
 			}
 		}
 		value := e.value
 		if e.posting {
 			if value, err = m.posting(key, nums); err != nil {
-				return nil, err
+				return m.tables, err
 			}
 		}
 		if err := m.add(key, value); err != nil {
-			return nil, err
+			return m.tables, err
 		}
 	}
 	return m.finish()
@@ -271,8 +354,9 @@ func advance(h *sources) error {
 	}
 	if ok {
 		heap.Fix(h, 0)
-	} else {
-		heap.Pop(h)
+	} else if s := heap.Pop(h).(*runSource); s.f != nil {
+		s.f.Close()
+		s.f = nil
 	}
 	return nil
 }
@@ -287,6 +371,7 @@ func appendWords(dst []uint32, v []byte) []uint32 {
 // tableMerge writes the merged keys into a sequence of sstables.
 type tableMerge struct {
 	l      *Loader
+	name   string // the tables' names start so
 	cur    *cursor
 	t      *tableWriter
 	tables []string
@@ -325,7 +410,7 @@ func (m *tableMerge) add(key, value []byte) error {
 		m.t = nil
 	}
 	if m.t == nil {
-		path := filepath.Join(m.l.dir, fmt.Sprintf("table-%06d.sst", len(m.tables)+1))
+		path := filepath.Join(m.l.dir, fmt.Sprintf("%s-%06d.sst", m.name, len(m.tables)+1))
 		t, err := m.l.s.kv.newTable(path)
 		if err != nil {
 			return err
