@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -21,7 +22,7 @@ import (
 // lists (ascending document numbers, all of them above every number of
 // an earlier run). It is sorted once, when it is spilled or merged.
 //
-// A spilled run is a file per key range (loadRanges) of entries in key
+// A spilled run is a file per key range (rangeOf) of entries in key
 // order:
 //
 //	uvarint(len key) key tag uvarint(len value) value
@@ -49,19 +50,19 @@ const (
 
 func newLoadRun() *loadRun { return &loadRun{} }
 
-// loadRanges split the load's keys where a range starts: documents and
-// the other store keys, then the index families by how many keys a load
-// gives them (buckets and the rest of the small families, existence,
-// equality, number ranges and the rest).
-var loadRanges = [][]byte{nil, {IndexPrefix}, {IndexPrefix, 'e'}, {IndexPrefix, 'q'}, {IndexPrefix, 'r'}}
-
-// rangeOf returns the range key falls in.
+// A load's keys are split in ranges by family: the first key byte, and
+// the second under the index prefix. Each range is sorted, merged and
+// written into sstables of its own, on as many goroutines as there are
+// cores, and the families the store writes outside loads (meta keys, an
+// index's configuration) get tables of their own: only those small
+// tables overlap the memtable, so the large ones are ingested straight
+// into the last level and nothing is compacted after a load.
 func rangeOf(key []byte) int {
-	i := len(loadRanges) - 1
-	for i > 0 && bytes.Compare(key, loadRanges[i]) < 0 {
-		i--
+	r := int(key[0]) * 257
+	if key[0] == IndexPrefix && len(key) > 1 {
+		r += 1 + int(key[1])
 	}
-	return i
+	return r
 }
 
 // rangePath is the file of range r of the run spilled at path.
@@ -82,26 +83,31 @@ func (r *loadRun) posting(key []byte, nums []uint32) {
 }
 
 // sort orders the entries by key, a range per goroutine, and returns
-// them split by range; of two plain values of one key (a reference count
+// them by range; of two plain values of one key (a reference count
 // counted up twice) the later wins.
-func (r *loadRun) sort() [][]runEntry {
-	parts := make([][]runEntry, len(loadRanges))
+func (r *loadRun) sort() map[int][]runEntry {
+	parts := map[int][]runEntry{}
 	for _, e := range r.ents { // stable: a key's entries keep their order
 		i := rangeOf(e.key)
 		parts[i] = append(parts[i], e)
 	}
 	r.ents = nil
+	ranges := slices.Collect(maps.Keys(parts))
+	sorted := make([][]runEntry, len(ranges))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	for i := range parts {
+	for i, rg := range ranges {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			parts[i] = sortEntries(parts[i])
+			sorted[i] = sortEntries(parts[rg])
 		}()
 	}
 	wg.Wait()
+	for i, rg := range ranges {
+		parts[rg] = sorted[i]
+	}
 	return parts
 }
 
@@ -122,14 +128,22 @@ func sortEntries(ents []runEntry) []runEntry {
 	return out
 }
 
+// spilled is a run written to files: one per range it has keys in.
+type spilled struct {
+	path   string
+	ranges map[int]bool
+}
+
 // spill writes the run's ranges to their files beside path.
-func (r *loadRun) spill(fs vfs.FS, path string) error {
+func (r *loadRun) spill(fs vfs.FS, path string) (spilled, error) {
+	sp := spilled{path: path, ranges: map[int]bool{}}
 	for i, ents := range r.sort() {
 		if err := spillRange(fs, rangePath(path, i), ents); err != nil {
-			return err
+			return sp, err
 		}
+		sp.ranges[i] = true
 	}
-	return nil
+	return sp, nil
 }
 
 func spillRange(fs vfs.FS, path string, ents []runEntry) error {
@@ -234,24 +248,34 @@ const loadTableBytes = 128 << 20
 
 // merge merges the spilled runs and the last one into sstables of
 // ascending, non-overlapping key ranges, and returns their paths: the
-// ranges of loadRanges on GOMAXPROCS goroutines, each into tables of its
+// ranges (rangeOf) on GOMAXPROCS goroutines, each into tables of its
 // own. A posting list is the concatenation of its runs' numbers ORed
 // with the committed list of its key, read by a cursor that moves
 // forward over the store's index keys as the merge does.
 func (l *Loader) merge() ([]string, error) {
 	last := l.run.sort()
+	ranges := slices.Collect(maps.Keys(last))
+	for _, sp := range l.runs {
+		for r := range sp.ranges {
+			if _, ok := last[r]; !ok {
+				last[r] = nil
+				ranges = append(ranges, r)
+			}
+		}
+	}
+	slices.Sort(ranges)
 	view := l.s.kv.newView()
 	defer view.close()
-	tables := make([][]string, len(loadRanges))
-	errs := make([]error, len(loadRanges))
+	tables := make([][]string, len(ranges))
+	errs := make([]error, len(ranges))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	for i := range loadRanges {
+	for i, r := range ranges {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			tables[i], errs[i] = l.mergeRange(view, i, last[i])
+			tables[i], errs[i] = l.mergeRange(view, r, last[r])
 		}()
 	}
 	wg.Wait()
@@ -277,8 +301,11 @@ func (l *Loader) mergeRange(view *view, r int, last []runEntry) ([]string, error
 			}
 		}
 	}()
-	for i, path := range l.runs {
-		f, err := fs.Open(rangePath(path, r))
+	for i, sp := range l.runs {
+		if !sp.ranges[r] {
+			continue
+		}
+		f, err := fs.Open(rangePath(sp.path, r))
 		if err != nil {
 			return nil, err
 		}
