@@ -50,8 +50,9 @@ const (
 
 func newLoadRun() *loadRun { return &loadRun{} }
 
-// A load's keys are split in ranges by family: the first key byte, and
-// the second under the index prefix. Each range is sorted, merged and
+// rangeOf returns the range of key: a load's keys are split by family,
+// the first key byte and the second under the index prefix, and ranges
+// order as their keys do. Each range is sorted, merged and
 // written into sstables of its own, on as many goroutines as there are
 // cores, and the families the store writes outside loads (meta keys, an
 // index's configuration) get tables of their own: only those small
