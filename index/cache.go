@@ -86,25 +86,31 @@ func (c *bitmapCache) putDerived(key []byte, bm *roaring.Bitmap, gen uint64, par
 // delta is what one committed mutation did to the posting lists: the
 // numbers it added under each key, then those it removed.
 type delta struct {
-	adds, dels *postingSet
+	adds []*postingSet // a key may be in more than one
+	dels *postingSet
 }
 
 // touched reports whether the mutation wrote key.
 func (d delta) touched(key string) bool {
-	_, added := d.adds.idx[key]
-	_, removed := d.dels.idx[key]
-	return added || removed
+	for _, s := range d.adds {
+		if s.find(key) != nil {
+			return true
+		}
+	}
+	return d.dels.find(key) != nil
 }
 
 // apply returns bm with the mutation's numbers at key added, then
 // removed, as the merge operands apply them (adds before removes).
 func (d delta) apply(key string, bm *roaring.Bitmap) *roaring.Bitmap {
 	out := bm.Clone()
-	if i, ok := d.adds.idx[key]; ok {
-		out.AddMany(d.adds.list[i].nums())
+	for _, s := range d.adds {
+		if p := s.find(key); p != nil {
+			out.AddMany(p.nums())
+		}
 	}
-	if i, ok := d.dels.idx[key]; ok {
-		for _, n := range d.dels.list[i].nums() {
+	if p := d.dels.find(key); p != nil {
+		for _, n := range p.nums() {
 			out.Remove(n)
 		}
 	}
@@ -114,9 +120,9 @@ func (d delta) apply(key string, bm *roaring.Bitmap) *roaring.Bitmap {
 // numbers calls fn with every number the mutation added or removed at
 // key.
 func (d delta) numbers(key string, fn func(uint32)) {
-	for _, s := range []*postingSet{d.adds, d.dels} {
-		if i, ok := s.idx[key]; ok {
-			for _, n := range s.list[i].nums() {
+	for _, s := range append(d.adds[:len(d.adds):len(d.adds)], d.dels) {
+		if p := s.find(key); p != nil {
+			for _, n := range p.nums() {
 				fn(n)
 			}
 		}
@@ -133,7 +139,11 @@ func (c *bitmapCache) commit(d delta, exact bool) {
 		c.m, c.derived = nil, nil
 		return
 	}
-	if len(d.adds.list) == 0 && len(d.dels.list) == 0 {
+	n := d.dels.len()
+	for _, s := range d.adds {
+		n += s.len()
+	}
+	if n == 0 {
 		return
 	}
 	for key, bm := range c.m {

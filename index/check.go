@@ -79,7 +79,7 @@ func compareRanks(r *store.IndexReader, want rankKeys, rep *CheckReport) error {
 var postingFamilies = []byte{famExists, famEq, famRange, famBucket, famGram, famShort, famLong, famNoGram, famKind, famOwner, famAll}
 
 func compareStored(s *store.Store, ix *Index, rep *CheckReport) error {
-	want := make(map[string]*roaring.Bitmap, len(ix.adds.list))
+	want := make(map[string]*roaring.Bitmap, ix.adds.len())
 	ix.adds.each(func(k string, p *posting) { want[k] = p.bitmap() })
 	r := s.IndexReader()
 	for _, fam := range postingFamilies {

@@ -9,13 +9,26 @@ import (
 )
 
 // extracted is one document's postings as Extract finds them, before any
-// path has an id: entries of uvarint(len path) path fam uvarint(len
-// value) value, in the order the walk emits them. Extract runs on many
+// path has an id: the document's paths, in the order the walk reaches
+// them (a path met again after another is listed again), and entries of
+// uvarint(path index) fam uvarint(len value) value. Extract runs on many
 // documents at once, outside the writer lock; AddExtracted then only
-// looks paths up and appends numbers.
+// looks the paths up, and the shards append numbers.
 type extracted struct {
 	doc     store.IndexedDoc // Canonical and View dropped: the walk is done
 	entries []byte
+	paths   []byte   // the paths, end to end
+	ends    []uint32 // path i is paths[ends[i-1]:ends[i]]
+	ids     []uint32 // path i's id, set by AddExtracted
+}
+
+// path returns the i-th path.
+func (x *extracted) path(i int) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	return x.paths[start:x.ends[i]]
 }
 
 var extractors = sync.Pool{New: func() any { return new(extractor) }}
@@ -30,10 +43,16 @@ func (ix *Index) Extract(doc store.IndexedDoc) (any, error) {
 	defer extractors.Put(x)
 	out := &extracted{doc: doc}
 	out.doc.Canonical, out.doc.View = nil, nil
-	buf := make([]byte, 0, 8<<10)
+	buf := make([]byte, 0, 4<<10)
+	paths := make([]byte, 0, 2<<10)
+	ends := make([]uint32, 0, 64)
 	x.emit = func(p []byte, fam byte, value []byte) {
-		buf = binary.AppendUvarint(buf, uint64(len(p)))
-		buf = append(append(buf, p...), fam)
+		if n := len(ends); n == 0 || string(p) != string(paths[pathStart(ends, n-1):]) {
+			paths = append(paths, p...)
+			ends = append(ends, uint32(len(paths)))
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(ends)-1))
+		buf = append(buf, fam)
 		buf = binary.AppendUvarint(buf, uint64(len(value)))
 		buf = append(buf, value...)
 	}
@@ -44,12 +63,20 @@ func (ix *Index) Extract(doc store.IndexedDoc) (any, error) {
 	x.path = x.path[:0]
 	x.walk(doc.JSON())
 	x.emit, x.text = nil, nil
-	out.entries = buf
+	out.entries, out.paths, out.ends = buf, paths, ends
 	return out, nil
 }
 
+func pathStart(ends []uint32, i int) uint32 {
+	if i == 0 {
+		return 0
+	}
+	return ends[i-1]
+}
+
 // AddExtracted implements store.IndexExtractor: Add for what Extract
-// returned.
+// returned. The writer gives each path its id; the shards add the
+// postings.
 func (ix *Index) AddExtracted(num uint32, v any) error {
 	x, ok := v.(*extracted)
 	if !ok {
@@ -63,22 +90,11 @@ func (ix *Index) AddExtracted(num uint32, v any) error {
 	into.add(appendFamily(ix.key[:0], famAll), num)
 	into.add(append(appendFamily(ix.key[:0], famKind), x.doc.Kind...), num)
 	into.add(append(appendFamily(ix.key[:0], famOwner), x.doc.Owner...), num)
-	var last []byte // a path's entries come together: look its id up once
-	var id uint32
-	for e := x.entries; len(e) > 0; {
-		n, k := binary.Uvarint(e)
-		p := e[k : k+int(n)]
-		fam := e[k+int(n)]
-		e = e[k+int(n)+1:]
-		n, k = binary.Uvarint(e)
-		value := e[k : k+int(n)]
-		e = e[k+int(n):]
-		if last == nil || string(p) != string(last) {
-			last, id = p, ix.pathID(p)
-		}
-		ix.key = append(appendPathKey(ix.key[:0], fam, id), value...)
-		into.add(ix.key, num)
+	x.ids = x.ids[:0]
+	for i := range x.ends {
+		x.ids = append(x.ids, ix.pathID(x.path(i)))
 	}
+	ix.sh.add(num, x)
 	return nil
 }
 
@@ -88,11 +104,40 @@ func (ix *Index) FlushRun(w *store.IndexWriter) error {
 	if err := ix.ranks.flush(w, &ix.rank); err != nil {
 		return err
 	}
-	if err := ix.adds.flushAdds(w); err != nil {
+	if err := ix.flushAdds(w); err != nil {
 		return err
 	}
 	ix.adds.reset()
+	ix.sh.reset()
 	clear(ix.ranks)
-	ix.ranFlushed = true // the delta Done sees no longer holds these postings
+	ix.runs = true // the delta Done sees no longer holds these postings
 	return nil
 }
+
+// count returns the number of postings x holds.
+func (x *extracted) count() int {
+	n := 0
+	for e := x.entries; len(e) > 0; n++ {
+		_, k := binary.Uvarint(e)
+		e = e[k+1:]
+		l, k := binary.Uvarint(e)
+		e = e[k+int(l):]
+	}
+	return n
+}
+
+// flushAdds writes the added postings: the writer's (kind, owner, every
+// document, and Add's), then the shards', once they are done.
+func (ix *Index) flushAdds(w *store.IndexWriter) error {
+	ix.sh.wait()
+	for _, s := range ix.addSets() {
+		if err := s.flushAdds(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addSets are the sets the added postings are in; the caller has waited
+// for the shards.
+func (ix *Index) addSets() []*postingSet { return append([]*postingSet{ix.adds}, ix.sh.sets...) }

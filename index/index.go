@@ -31,16 +31,17 @@ type Index struct {
 	next  uint32          // next path id
 	fresh map[Path]uint32 // paths first seen in the running mutation
 	drops []uint32        // paths the running sweep step deletes (sweep.go)
-	adds  *postingSet
+	adds  *postingSet     // postings Add and the writer's share of AddExtracted add
+	sh    *shards         // path postings AddExtracted adds
 	dels  *postingSet
 	ranks rankKeys // the mutation's rank keys to set or delete
-	// ranFlushed: FlushRun wrote postings of this mutation and forgot
-	// them, so its delta does not describe it (the cache is emptied).
-	ranFlushed bool
-	rank       rankTree // the committed rank order in memory (rank.go)
-	x          extractor
-	key        []byte
-	cache      bitmapCache // hot posting lists, updated by every commit's delta
+	// runs says a load wrote postings by FlushRun, which forgets them: the
+	// cache cannot be brought up by the mutation's delta.
+	runs  bool
+	rank  rankTree // the committed rank order in memory (rank.go)
+	x     extractor
+	key   []byte
+	cache bitmapCache // hot posting lists, updated by every commit's delta
 
 	cfg      Config       // what Load found, or want
 	want     *Config      // the configuration Configure sets; nil keeps the stored one
@@ -79,7 +80,7 @@ func (ix *Index) commitPath(p Path, id uint32) {
 // New returns an Index to pass as store.Options.Indexer.
 func New() *Index {
 	ix := &Index{ids: map[Path]uint32{}, paths: map[uint32]Path{}, next: 1,
-		adds: newPostingSet(), dels: newPostingSet(), ranks: rankKeys{}}
+		adds: newPostingSet(), sh: newShards(), dels: newPostingSet(), ranks: rankKeys{}}
 	ix.reset()
 	return ix
 }
@@ -87,10 +88,12 @@ func New() *Index {
 func (ix *Index) reset() {
 	ix.fresh = map[Path]uint32{}
 	ix.drops = ix.drops[:0]
+	ix.runs = false
+	ix.sh.wait()
 	ix.adds.reset()
+	ix.sh.reset()
 	ix.dels.reset()
 	clear(ix.ranks)
-	ix.ranFlushed = false
 }
 
 // Version implements store.Indexer.
@@ -227,7 +230,7 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 	if err := ix.ranks.flush(w, &ix.rank); err != nil {
 		return err
 	}
-	if err := ix.adds.flushAdds(w); err != nil {
+	if err := ix.flushAdds(w); err != nil {
 		return err
 	}
 	return ix.dels.flushRemoves(w)
@@ -240,9 +243,10 @@ func (ix *Index) Done(committed bool) {
 	ix.rank.done(committed)
 	if committed {
 		ix.cfgDirty = false
-		// A sweep deletes keys outside the delta; a load's runs wrote
-		// postings the delta no longer holds.
-		ix.cache.commit(delta{ix.adds, ix.dels}, len(ix.drops) == 0 && !ix.ranFlushed)
+		// A sweep deletes keys outside the delta, and a load's runs are
+		// forgotten once written: either empties the cache.
+		ix.sh.wait()
+		ix.cache.commit(delta{ix.addSets(), ix.dels}, len(ix.drops) == 0 && !ix.runs)
 		ix.mu.Lock()
 		for p, id := range ix.fresh {
 			ix.commitPath(p, id)

@@ -42,9 +42,19 @@ func (t *tableWriter) close() error { return t.w.Close() }
 // after a crash either every key of every table is in the store or none
 // is. Their keys shadow older values of the same keys. The tables must
 // not overlap each other; they may overlap what the store holds.
+//
+// The memtable is flushed first: when one table overlaps it, Pebble
+// queues every table of the ingest behind it and flushes them all into
+// level 0, from where a compaction rewrites them right after the load.
+// Flushed, the memtable's few keys overlap only the tables of their own
+// families (Loader.merge keeps families apart), and the others go
+// straight to the lowest level they fit in.
 func (k *kv) ingest(paths []string) error {
 	if err := k.fault.refusal(); err != nil {
 		return err
+	}
+	if err := k.db.Flush(); err != nil {
+		return fmt.Errorf("ingest: flush: %w", err)
 	}
 	if err := k.db.Ingest(context.Background(), paths); err != nil {
 		return fmt.Errorf("ingest: %w", err)

@@ -38,7 +38,7 @@ type Loader struct {
 	ix    IndexExtractor // nil when the store has no indexer
 	dir   string         // the temporary directory of the runs
 	run   *loadRun       // the run being built
-	runs  []string       // spilled runs, in order
+	runs  []spilled      // spilled runs, in order
 	mem   map[string][]byte
 	opts  LoadOptions
 	bad   error // the first failed Add: Commit refuses
@@ -189,10 +189,11 @@ func (l *Loader) spill() error {
 		return err
 	}
 	path := filepath.Join(l.dir, fmt.Sprintf("run-%06d", len(l.runs)+1))
-	if err := l.run.spill(l.s.kv.fs(), path); err != nil {
+	sp, err := l.run.spill(l.s.kv.fs(), path)
+	if err != nil {
 		return fmt.Errorf("store: load: spill run: %w", err)
 	}
-	l.runs = append(l.runs, path)
+	l.runs = append(l.runs, sp)
 	l.run = newLoadRun()
 	return nil
 }

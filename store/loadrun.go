@@ -7,8 +7,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -19,12 +22,15 @@ import (
 // lists (ascending document numbers, all of them above every number of
 // an earlier run). It is sorted once, when it is spilled or merged.
 //
-// A spilled run is a file of entries in key order:
+// A spilled run is a file per key range (rangeOf) of entries in key
+// order:
 //
 //	uvarint(len key) key tag uvarint(len value) value
 //
 // tag 's' for a plain value, 'p' for a posting list, whose value is the
-// numbers as 4-byte little-endian words.
+// numbers as 4-byte little-endian words. The ranges are merged on
+// goroutines of their own, each into its own sstables: ranges do not
+// overlap, so neither do the tables.
 type loadRun struct {
 	ents  []runEntry
 	bytes int // keys and values held
@@ -44,6 +50,25 @@ const (
 
 func newLoadRun() *loadRun { return &loadRun{} }
 
+// rangeOf returns the range of key: a load's keys are split by family,
+// the first key byte and the second under the index prefix, and ranges
+// order as their keys do. Each range is sorted, merged and
+// written into sstables of its own, on as many goroutines as there are
+// cores, and the families the store writes outside loads (meta keys, an
+// index's configuration) get tables of their own: only those small
+// tables overlap the memtable, so the large ones are ingested straight
+// into the last level and nothing is compacted after a load.
+func rangeOf(key []byte) int {
+	r := int(key[0]) * 257
+	if key[0] == IndexPrefix && len(key) > 1 {
+		r += 1 + int(key[1])
+	}
+	return r
+}
+
+// rangePath is the file of range r of the run spilled at path.
+func rangePath(path string, r int) string { return fmt.Sprintf("%s.r%d", path, r) }
+
 func (r *loadRun) set(key, value []byte) {
 	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: bytes.Clone(value), seq: int32(len(r.ents))})
 	r.bytes += len(key) + len(value)
@@ -58,34 +83,78 @@ func (r *loadRun) posting(key []byte, nums []uint32) {
 	r.bytes += len(key) + len(v)
 }
 
-// sort orders the entries by key; of two plain values of one key (a
-// reference count counted up twice) the later wins.
-func (r *loadRun) sort() {
-	slices.SortFunc(r.ents, func(a, b runEntry) int {
+// sort orders the entries by key, a range per goroutine, and returns
+// them by range; of two plain values of one key (a reference count
+// counted up twice) the later wins.
+func (r *loadRun) sort() map[int][]runEntry {
+	parts := map[int][]runEntry{}
+	for _, e := range r.ents { // stable: a key's entries keep their order
+		i := rangeOf(e.key)
+		parts[i] = append(parts[i], e)
+	}
+	r.ents = nil
+	ranges := slices.Collect(maps.Keys(parts))
+	sorted := make([][]runEntry, len(ranges))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i, rg := range ranges {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			sorted[i] = sortEntries(parts[rg])
+		}()
+	}
+	wg.Wait()
+	for i, rg := range ranges {
+		parts[rg] = sorted[i]
+	}
+	return parts
+}
+
+func sortEntries(ents []runEntry) []runEntry {
+	slices.SortFunc(ents, func(a, b runEntry) int {
 		if c := bytes.Compare(a.key, b.key); c != 0 {
 			return c
 		}
 		return int(a.seq - b.seq)
 	})
-	out := r.ents[:0]
-	for i, e := range r.ents {
-		if i+1 < len(r.ents) && bytes.Equal(e.key, r.ents[i+1].key) && !e.posting && !r.ents[i+1].posting {
+	out := ents[:0]
+	for i, e := range ents {
+		if i+1 < len(ents) && bytes.Equal(e.key, ents[i+1].key) && !e.posting && !ents[i+1].posting {
 			continue
 		}
 		out = append(out, e)
 	}
-	r.ents = out
+	return out
 }
 
-func (r *loadRun) spill(fs vfs.FS, path string) error {
-	r.sort()
+// spilled is a run written to files: one per range it has keys in.
+type spilled struct {
+	path   string
+	ranges map[int]bool
+}
+
+// spill writes the run's ranges to their files beside path.
+func (r *loadRun) spill(fs vfs.FS, path string) (spilled, error) {
+	sp := spilled{path: path, ranges: map[int]bool{}}
+	for i, ents := range r.sort() {
+		if err := spillRange(fs, rangePath(path, i), ents); err != nil {
+			return sp, err
+		}
+		sp.ranges[i] = true
+	}
+	return sp, nil
+}
+
+func spillRange(fs vfs.FS, path string, ents []runEntry) error {
 	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr []byte
-	for _, e := range r.ents {
+	for _, e := range ents {
 		hdr = binary.AppendUvarint(hdr[:0], uint64(len(e.key)))
 		hdr = append(hdr, e.key...)
 		hdr = append(hdr, tagOf(e.posting))
@@ -179,11 +248,51 @@ func (h *sources) Pop() any {
 const loadTableBytes = 128 << 20
 
 // merge merges the spilled runs and the last one into sstables of
-// ascending, non-overlapping key ranges, and returns their paths. A
-// posting list is the concatenation of its runs' numbers ORed with the
-// committed list of its key, read by a cursor that moves forward over
-// the store's index keys as the merge does.
+// ascending, non-overlapping key ranges, and returns their paths: the
+// ranges (rangeOf) on GOMAXPROCS goroutines, each into tables of its
+// own. A posting list is the concatenation of its runs' numbers ORed
+// with the committed list of its key, read by a cursor that moves
+// forward over the store's index keys as the merge does.
 func (l *Loader) merge() ([]string, error) {
+	last := l.run.sort()
+	ranges := slices.Collect(maps.Keys(last))
+	for _, sp := range l.runs {
+		for r := range sp.ranges {
+			if _, ok := last[r]; !ok {
+				last[r] = nil
+				ranges = append(ranges, r)
+			}
+		}
+	}
+	slices.Sort(ranges)
+	view := l.s.kv.newView()
+	defer view.close()
+	tables := make([][]string, len(ranges))
+	errs := make([]error, len(ranges))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i, r := range ranges {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			tables[i], errs[i] = l.mergeRange(view, r, last[r])
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for i := range tables {
+		out = append(out, tables[i]...)
+		if errs[i] != nil {
+			return out, errs[i]
+		}
+	}
+	return out, nil
+}
+
+// mergeRange merges range r of the spilled runs and last, the last
+// run's entries of the range, into tables.
+func (l *Loader) mergeRange(view *view, r int, last []runEntry) ([]string, error) {
 	fs := l.s.kv.fs()
 	h := make(sources, 0, len(l.runs)+1)
 	defer func() {
@@ -193,15 +302,17 @@ func (l *Loader) merge() ([]string, error) {
 			}
 		}
 	}()
-	for i, path := range l.runs {
-		f, err := fs.Open(path)
+	for i, sp := range l.runs {
+		if !sp.ranges[r] {
+			continue
+		}
+		f, err := fs.Open(rangePath(sp.path, r))
 		if err != nil {
 			return nil, err
 		}
 		h = append(h, &runSource{order: i, f: f, r: bufio.NewReaderSize(f, 1<<20)})
 	}
-	l.run.sort()
-	h = append(h, &runSource{order: len(l.runs), ents: l.run.ents})
+	h = append(h, &runSource{order: len(l.runs), ents: last})
 	live := h[:0]
 	for _, s := range h {
 		ok, err := s.next()
@@ -210,20 +321,20 @@ func (l *Loader) merge() ([]string, error) {
 		}
 		if ok {
 			live = append(live, s)
+		} else if s.f != nil {
+			s.f.Close()
 		}
 	}
 	h = live
 	heap.Init(&h)
 
-	view := l.s.kv.newView()
-	defer view.close()
 	cur, err := view.cursor([]byte{IndexPrefix}, []byte{IndexPrefix + 1})
 	if err != nil {
 		return nil, err
 	}
 	defer cur.close()
 
-	m := tableMerge{l: l, cur: cur}
+	m := tableMerge{l: l, cur: cur, name: fmt.Sprintf("table-%d", r)}
 	var nums []uint32
 	for h.Len() > 0 {
 		top := h[0]
@@ -234,30 +345,30 @@ func (l *Loader) merge() ([]string, error) {
 			nums = appendWords(nums, e.value)
 		}
 		if err := advance(&h); err != nil {
-			return nil, err
+			return m.tables, err
 		}
 		for h.Len() > 0 && bytes.Equal(h[0].cur.key, key) {
 			next := h[0].cur
 			switch {
 			case next.posting != e.posting:
-				return nil, fmt.Errorf("%w: key %q is both a posting list and a plain value in a load", ErrCorrupt, key)
+				return m.tables, fmt.Errorf("%w: key %q is both a posting list and a plain value in a load", ErrCorrupt, key)
 			case next.posting:
 				nums = appendWords(nums, next.value)
 			default:
 				e = next // the later run's value wins
 			}
 			if err := advance(&h); err != nil {
-				return nil, err
+				return m.tables, err
 			}
 		}
 		value := e.value
 		if e.posting {
 			if value, err = m.posting(key, nums); err != nil {
-				return nil, err
+				return m.tables, err
 			}
 		}
 		if err := m.add(key, value); err != nil {
-			return nil, err
+			return m.tables, err
 		}
 	}
 	return m.finish()
@@ -271,8 +382,9 @@ func advance(h *sources) error {
 	}
 	if ok {
 		heap.Fix(h, 0)
-	} else {
-		heap.Pop(h)
+	} else if s := heap.Pop(h).(*runSource); s.f != nil {
+		s.f.Close()
+		s.f = nil
 	}
 	return nil
 }
@@ -287,6 +399,7 @@ func appendWords(dst []uint32, v []byte) []uint32 {
 // tableMerge writes the merged keys into a sequence of sstables.
 type tableMerge struct {
 	l      *Loader
+	name   string // the tables' names start so
 	cur    *cursor
 	t      *tableWriter
 	tables []string
@@ -325,7 +438,7 @@ func (m *tableMerge) add(key, value []byte) error {
 		m.t = nil
 	}
 	if m.t == nil {
-		path := filepath.Join(m.l.dir, fmt.Sprintf("table-%06d.sst", len(m.tables)+1))
+		path := filepath.Join(m.l.dir, fmt.Sprintf("%s-%06d.sst", m.name, len(m.tables)+1))
 		t, err := m.l.s.kv.newTable(path)
 		if err != nil {
 			return err

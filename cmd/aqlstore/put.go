@@ -30,6 +30,7 @@ type putCommand struct {
 	quarantine bool
 	msgOpts    store.MessageOptions
 	strict     bool
+	cpuProf    string
 	names      map[string]string // spooled temp file → "stdin", for messages
 	parsed     []parsedDoc       // every document, parsed once by check; nil when over maxParsedBytes
 }
@@ -61,6 +62,7 @@ func (c *putCommand) command() *cobra.Command {
 	f.BoolVar(&c.strict, "strict", false, "validate PAIRL in strict mode")
 	f.BoolVar(&c.msgOpts.StrictRefs, "strict-refs", false, "PAIRL @parent and @deps must resolve in the store (V4)")
 	f.BoolVar(&c.msgOpts.AllowUnsignedObservations, "allow-unsigned", false, "accept AIDP observations without proof")
+	f.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the put to this file (go tool pprof)")
 	return cmd
 }
 
@@ -76,6 +78,11 @@ func (c *putCommand) run(ctx context.Context, args []string) error {
 	if c.strict {
 		c.msgOpts.PAIRLMode = pairl.Strict
 	}
+	stop, err := startCPUProfile(c.cpuProf)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	files, cleanup, err := c.spoolStdin(args)
 	defer cleanup()
 	if err != nil {

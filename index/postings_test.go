@@ -1,0 +1,68 @@
+package index
+
+import (
+	"encoding/binary"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestPostingSetEqualsMap adds random keys of every shape — path keys
+// of families with and without values, a valueless family given a value,
+// path ids past the slotted range, keys that are no path key — over
+// several mutations, and checks after each that the set holds exactly
+// what a map of key to numbers holds: every key found with its numbers,
+// every absent key not found, in the order the keys came.
+func TestPostingSetEqualsMap(t *testing.T) {
+	fams := []byte{famExists, famLong, famNoGram, famEq, famRange, famBucket, famGram, famShort, famKind, famAll}
+	ids := []uint32{0, 1, 2, 7, 300, maxSlotID - 1, maxSlotID, 1<<32 - 1}
+	rapid.Check(t, func(t *rapid.T) {
+		s := newPostingSet()
+		for range rapid.IntRange(1, 4).Draw(t, "mutations") {
+			want := map[string][]uint32{}
+			var order []string
+			num := uint32(1)
+			for range rapid.IntRange(0, 60).Draw(t, "adds") {
+				key := appendFamily(nil, rapid.SampledFrom(fams).Draw(t, "fam"))
+				if rapid.Bool().Draw(t, "path") {
+					key = binary.BigEndian.AppendUint32(key, rapid.SampledFrom(ids).Draw(t, "id"))
+				}
+				key = append(key, rapid.SampledFrom([]string{"", "a", "b", "ab"}).Draw(t, "value")...)
+				num += uint32(rapid.IntRange(0, 2).Draw(t, "step"))
+				s.add(key, num)
+				k := string(key)
+				if _, ok := want[k]; !ok {
+					order = append(order, k)
+				}
+				if n := want[k]; len(n) == 0 || n[len(n)-1] != num {
+					want[k] = append(n, num)
+				}
+			}
+			var got []string
+			s.each(func(k string, p *posting) {
+				got = append(got, k)
+				if !slices.Equal(p.nums(), want[k]) {
+					t.Fatalf("key %q: numbers %v, want %v", k, p.nums(), want[k])
+				}
+			})
+			if !slices.Equal(got, order) {
+				t.Fatalf("keys %q, want %q", got, order)
+			}
+			for _, k := range order {
+				if p := s.find(k); p == nil || !slices.Equal(p.nums(), want[k]) {
+					t.Fatalf("find %q: %v", k, p)
+				}
+			}
+			for _, k := range []string{"Xe\x00\x00\x00\x09", "Xqzz", "Xq\x00\x00\x00\x01zz", "Xk"} {
+				if _, ok := want[k]; !ok && s.find(k) != nil {
+					t.Fatalf("find %q: found a key never added", k)
+				}
+			}
+			if s.len() != len(order) {
+				t.Fatalf("len %d, want %d", s.len(), len(order))
+			}
+			s.reset()
+		}
+	})
+}

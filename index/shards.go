@@ -1,0 +1,116 @@
+package index
+
+import (
+	"encoding/binary"
+	"runtime"
+	"sync"
+)
+
+// shards add extracted documents' path postings on goroutines of their
+// own, one postingSet each, while the writer goes on numbering and
+// checking the next documents: the writer's share of an indexed put is
+// then what only it can do (path ids, rank keys), and the posting work,
+// most of an indexed put's, runs on every core. A path's postings all go
+// to one shard (path id modulo the shard count), so a key is in one set
+// and each set receives its documents in ascending number order, as
+// postingSet needs.
+//
+// The writer hands a document over with add and must call wait before
+// it reads or resets the sets; wait stops the goroutines, and the next
+// add starts them again, so nothing runs between mutations.
+type shards struct {
+	sets    []*postingSet
+	jobs    []chan shardJob
+	wg      sync.WaitGroup
+	running bool
+}
+
+type shardJob struct {
+	num uint32
+	x   *extracted
+}
+
+// shardQueue is how many documents a shard may lag behind the writer.
+const shardQueue = 128
+
+func newShards() *shards {
+	n := max(1, runtime.GOMAXPROCS(0))
+	sh := &shards{sets: make([]*postingSet, n)}
+	for i := range sh.sets {
+		sh.sets[i] = newPostingSet()
+	}
+	return sh
+}
+
+// add records the path postings of x (whose path ids are resolved) for
+// document num. x must not change until wait returns.
+func (sh *shards) add(num uint32, x *extracted) {
+	if len(sh.sets) == 1 {
+		sh.addTo(0, shardJob{num, x}, nil)
+		return
+	}
+	if !sh.running {
+		sh.start()
+	}
+	for _, c := range sh.jobs {
+		c <- shardJob{num, x}
+	}
+}
+
+func (sh *shards) start() {
+	sh.running = true
+	sh.jobs = make([]chan shardJob, len(sh.sets))
+	for i := range sh.sets {
+		c := make(chan shardJob, shardQueue)
+		sh.jobs[i] = c
+		sh.wg.Add(1)
+		go func() {
+			defer sh.wg.Done()
+			var key []byte
+			for j := range c {
+				key = sh.addTo(i, j, key)
+			}
+		}()
+	}
+}
+
+// wait returns once every document handed over is in the sets.
+func (sh *shards) wait() {
+	if !sh.running {
+		return
+	}
+	for _, c := range sh.jobs {
+		close(c)
+	}
+	sh.wg.Wait()
+	sh.running, sh.jobs = false, nil
+}
+
+// addTo adds the postings of j's paths that belong to shard i; key is
+// scratch, returned for reuse.
+func (sh *shards) addTo(i int, j shardJob, key []byte) []byte {
+	n, me := uint32(len(sh.sets)), uint32(i)
+	set := sh.sets[i]
+	for e := j.x.entries; len(e) > 0; {
+		p, k := binary.Uvarint(e)
+		fam := e[k]
+		e = e[k+1:]
+		l, k := binary.Uvarint(e)
+		value := e[k : k+int(l)]
+		e = e[k+int(l):]
+		id := j.x.ids[p]
+		if id%n != me {
+			continue
+		}
+		key = append(appendPathKey(key[:0], fam, id), value...)
+		set.add(key, j.num)
+	}
+	return key
+}
+
+// reset empties the sets; the caller has waited.
+func (sh *shards) reset() {
+	for _, s := range sh.sets {
+		s.reset()
+	}
+}
