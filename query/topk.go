@@ -54,7 +54,7 @@ func (r *resolution) startTop(ctx context.Context, s *store.Store) error {
 		}
 		t.after = after
 	}
-	t.h = make(rankHeap, 0, t.want)
+	t.h = make(rankHeap, 0, min(t.want, 1024)) // a page size may be far above what a store holds
 	r.top = t
 	return nil
 }

@@ -54,3 +54,18 @@ func TestFullScanPageJudgesThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestFullScanHugePage: a page size far above what the store holds (the
+// benchmark asks for 1<<30 to get every result on one page) answers as
+// the planner does, without setting memory aside for the page size.
+func TestFullScanHugePage(t *testing.T) {
+	s, ix := openIndexed(t, shoeCandidate("a", "0.5", `"1.00"`, ""), shoeCandidate("b", "0.7", `"1.00"`, ""))
+	o := func() *Options { return &Options{PageSize: 1 << 30, MaxRejected: -1} }
+	scan := resolve(t, s, shoeIntent("full_set", ""), o())
+	po := o()
+	po.Index = ix
+	planned := resolve(t, s, shoeIntent("full_set", ""), po)
+	if a, b := responseJSON(scan), responseJSON(planned); a != b || len(scan.Candidates) != 2 {
+		t.Fatalf("the full scan answers\n%s\nthe planner\n%s", a, b)
+	}
+}
