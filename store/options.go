@@ -89,9 +89,9 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("%w: BlobCompression %q: want zstd or none", ErrInvalid, o.BlobCompression)
 	}
 	switch o.BlockCompression {
-	case "snappy", "zstd", "none":
+	case "snappy", "balanced", "zstd", "none":
 	default:
-		return fmt.Errorf("%w: BlockCompression %q: want snappy, zstd or none", ErrInvalid, o.BlockCompression)
+		return fmt.Errorf("%w: BlockCompression %q: want snappy, balanced, zstd or none", ErrInvalid, o.BlockCompression)
 	}
 	if o.CacheSize < 0 || o.MaxBatchBytes < 0 || o.BlockSize < 0 {
 		return fmt.Errorf("%w: BlockSize, CacheSize and MaxBatchBytes must not be negative", ErrInvalid)
