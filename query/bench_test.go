@@ -29,6 +29,10 @@ import (
 //	                     (default: the store's default); reuse a corpus
 //	                     with the compression it was built with, since
 //	                     compactions rewrite blocks in the open store's
+//	AQLSTORE_BENCH_BLOCK_SIZE, AQLSTORE_BENCH_CACHE
+//	                     store.Options.BlockSize and CacheSize in bytes
+//	                     (defaults: the store's block size, a 256 MiB
+//	                     cache), with the same caveat
 //
 // e.g. AQLSTORE_BENCH_DOCS=1000000 AQLSTORE_BENCH_DIR=/tmp/aql1m \
 // go test -run XXX -bench 'Resolve|Open' -benchtime 200x ./query/
@@ -49,8 +53,15 @@ var (
 )
 
 func benchOptions() *store.Options {
-	return &store.Options{NoSync: true, BlockCompression: os.Getenv("AQLSTORE_BENCH_BLOCK_COMPRESSION"),
+	o := &store.Options{NoSync: true, BlockCompression: os.Getenv("AQLSTORE_BENCH_BLOCK_COMPRESSION"),
 		CacheSize: 256 << 20} // as aqlbench gives every engine
+	if n, err := strconv.Atoi(os.Getenv("AQLSTORE_BENCH_BLOCK_SIZE")); err == nil {
+		o.BlockSize = n
+	}
+	if n, err := strconv.ParseInt(os.Getenv("AQLSTORE_BENCH_CACHE"), 10, 64); err == nil {
+		o.CacheSize = n
+	}
+	return o
 }
 
 // benchCorpus opens (once per run) the indexed corpus, building whatever
