@@ -414,15 +414,6 @@ func (r *replica) putRun(run []pending) error {
 	return nil
 }
 
-func (r *replica) applyOpen(e *entry) error {
-	r.life.RLock()
-	defer r.life.RUnlock()
-	if r.closed {
-		return store.ErrClosed
-	}
-	return r.apply(e)
-}
-
 func (r *replica) apply(e *entry) error {
 	ctx := store.WithPrincipal(context.Background(), e.Principal)
 	switch e.Op {
