@@ -42,15 +42,15 @@ func (s *Store) ScanKindsKeeping(ctx context.Context, kinds []canon.Kind, keep K
 				keep := keep // cleared below for a document it already accepted
 				p, ok := peekRecord(num, value)
 				if ok {
-					if !slices.ContainsFunc(kinds, func(k canon.Kind) bool { return string(p.kind) == string(k) }) {
+					if !p.of(kinds) {
 						return true, nil
 					}
 					switch p.visibleTo(principal, num) {
 					case hidden:
 						return true, nil
 					case shown:
-						if keep != nil && p.body != nil && string(p.kind) != string(canon.KindPAIRL) {
-							if !keep(num, p.body) {
+						if json := p.json(); keep != nil && json != nil {
+							if !keep(num, json) {
 								return true, nil
 							}
 							keep = nil // it said yes: not asked again
@@ -117,6 +117,21 @@ func peekRecord(num uint32, v []byte) (p recordPeek, ok bool) {
 		p.body = inline[1:]
 	}
 	return p, true
+}
+
+// of reports whether the record is of one of kinds.
+func (p *recordPeek) of(kinds []canon.Kind) bool {
+	return slices.ContainsFunc(kinds, func(k canon.Kind) bool { return string(p.kind) == string(k) })
+}
+
+// json returns the JSON a test may read in place: the inline body, but
+// for PAIRL, whose body is its text and whose JSON is a view made on
+// decoding; nil when there is none.
+func (p *recordPeek) json() []byte {
+	if string(p.kind) == string(canon.KindPAIRL) {
+		return nil
+	}
+	return p.body
 }
 
 // visibility is what a record's owner tells of whether a reader sees it.

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"iter"
 	"runtime"
-	"slices"
 
 	"github.com/aqlstore/aqlstore/canon"
 )
@@ -125,7 +124,7 @@ func scanRange(ctx context.Context, v *view, principal reader, kinds []canon.Kin
 		p, ok := peekRecord(num, value)
 		verdict := Untested
 		if ok {
-			if !slices.ContainsFunc(kinds, func(k canon.Kind) bool { return string(p.kind) == string(k) }) {
+			if !p.of(kinds) {
 				return true, nil
 			}
 			switch p.visibleTo(principal, num) {
@@ -136,9 +135,9 @@ func scanRange(ctx context.Context, v *view, principal reader, kinds []canon.Kin
 					return err == nil, err
 				}
 			}
-			if p.body != nil && string(p.kind) != string(canon.KindPAIRL) {
+			if json := p.json(); json != nil {
 				verdict = Failed
-				if test(w, num, p.body) {
+				if test(w, num, json) {
 					verdict = Passed
 				}
 			}
