@@ -67,21 +67,11 @@ func appendObjectRaw(dst, v []byte, rd *canon.RawDoc, m *mark, all bool) ([]byte
 		if km == nil && !all {
 			return true
 		}
-		mark := len(out)
-		if kept > 0 {
-			out = append(out, ',')
-		}
-		out = append(append(out, key...), ':')
 		var ok bool
-		if out, ok, err = appendRaw(out, x, nil, km, all); err != nil {
-			return false
-		}
-		if ok {
+		if out, ok, err = appendChild(out, kept, key, x, km, all); ok {
 			kept++
-		} else {
-			out = out[:mark]
 		}
-		return true
+		return err == nil
 	}
 	if rd != nil {
 		rd.EachMember(each)
@@ -97,6 +87,24 @@ func appendObjectRaw(dst, v []byte, rd *canon.RawDoc, m *mark, all bool) ([]byte
 	return append(out, '}'), true, nil
 }
 
+// appendChild appends to out the projection of the member or element x
+// (a member's key and colon first when key is not nil), after a comma
+// when kept members or elements precede it; ok is false, and out as it
+// was, when x keeps nothing.
+func appendChild(out []byte, kept int, key, x []byte, km *mark, all bool) (_ []byte, ok bool, err error) {
+	mark := len(out)
+	if kept > 0 {
+		out = append(out, ',')
+	}
+	if key != nil {
+		out = append(append(out, key...), ':')
+	}
+	if out, ok, err = appendRaw(out, x, nil, km, all); err != nil || !ok {
+		return out[:mark], false, err
+	}
+	return out, true, nil
+}
+
 // appendArrayRaw is buildArrayRaw writing to dst: the elements kept, in
 // order.
 func appendArrayRaw(dst, v []byte, m *mark, all bool) ([]byte, bool, error) {
@@ -110,20 +118,11 @@ func appendArrayRaw(dst, v []byte, m *mark, all bool) ([]byte, bool, error) {
 		if km == nil && !all {
 			return true
 		}
-		mark := len(out)
-		if kept > 0 {
-			out = append(out, ',')
-		}
 		var ok bool
-		if out, ok, err = appendRaw(out, x, nil, km, all); err != nil {
-			return false
-		}
-		if ok {
+		if out, ok, err = appendChild(out, kept, nil, x, km, all); ok {
 			kept++
-		} else {
-			out = out[:mark]
 		}
-		return true
+		return err == nil
 	})
 	if err != nil {
 		return dst[:start], false, err
