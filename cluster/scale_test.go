@@ -3,6 +3,7 @@ package cluster
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +22,8 @@ import (
 	"time"
 
 	"github.com/aqlstore/aqlstore/index"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // The scaling run (make cluster-bench): nodes are `aqlstore serve
@@ -74,6 +77,7 @@ type nodeFigures struct {
 	disk       uint64 // du -sb of the store directory
 	index, all uint64 // store.DiskUsage: index and total sstable bytes
 	heap       uint64 // Go heap the open store holds (columns, caches), after a GC
+	stream     uint64 // bytes of the shard's JetStream stream (one replica); 0 for a local store
 }
 
 func TestClusterScaling(t *testing.T) {
@@ -115,11 +119,11 @@ func TestClusterScaling(t *testing.T) {
 		fmt.Printf("%-9s %9.0f %10.0f %9.0f %8s %8s %9s\n", r.name, r.ingest, float64(len(sr.docs))/r.applied.Seconds(),
 			r.qps, r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.lone.Round(10*time.Microsecond))
 	}
-	fmt.Printf("\n%-9s %-6s %7s %8s %9s %9s %11s %10s\n", "config", "node", "docs", "RSS MiB", "heap MiB", "du bytes", "index bytes", "sst bytes")
+	fmt.Printf("\n%-9s %-6s %7s %8s %9s %9s %11s %10s %12s\n", "config", "node", "docs", "RSS MiB", "heap MiB", "du bytes", "index bytes", "sst bytes", "stream bytes")
 	for _, r := range rows {
 		for _, nf := range r.nodes {
-			fmt.Printf("%-9s %-6s %7d %8.1f %9.1f %9d %11d %10d\n", r.name, nf.name, nf.docs, float64(nf.rss)/(1<<20),
-				float64(nf.heap)/(1<<20), nf.disk, nf.index, nf.all)
+			fmt.Printf("%-9s %-6s %7d %8.1f %9.1f %9d %11d %10d %12d\n", r.name, nf.name, nf.docs, float64(nf.rss)/(1<<20),
+				float64(nf.heap)/(1<<20), nf.disk, nf.index, nf.all, nf.stream)
 		}
 	}
 }
@@ -160,14 +164,41 @@ func (sr *scaleRun) cluster(shards int) scaleRow {
 		sr.waitApplied(a, i, last[i].Load())
 	}
 	row.applied = time.Since(start)
+	streams := streamBytes(t, url, shards)
 	sr.query(&row, func(i int) string { return addrs[i%shards] + "/oap/intent" })
 	for i, c := range nodes {
-		nf := nodeFigures{name: c.name, docs: last[i].Load(), rss: c.rss()}
+		nf := nodeFigures{name: c.name, docs: last[i].Load(), rss: c.rss(), stream: streams[i]}
 		c.stop(t)
 		nf.disk, nf.index, nf.all, nf.heap = sr.storeBytes(filepath.Join(dir, c.name, fmt.Sprintf("shard-%d", i)))
 		row.nodes = append(row.nodes, nf)
 	}
 	return row
+}
+
+// streamBytes returns the bytes each shard's stream holds (StreamInfo).
+func streamBytes(t *testing.T, url string, shards int) []uint64 {
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]uint64, shards)
+	for i := range out {
+		st, err := js.Stream(context.Background(), streamName(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := st.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = info.State.Bytes
+	}
+	return out
 }
 
 // local measures one aqlstore serve over a local store.
