@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -43,18 +44,28 @@ func (s *Source) Each(ctx context.Context, fn func(i int, cid string, body []byt
 	return nil
 }
 
-// dirBytes is the size of every regular file under dir.
+// dirBytes is the size of every regular file under dir. The engine may
+// still be running (a compaction deleting the files it replaced), so a
+// file that is gone by the time it is read counts as nothing.
 func dirBytes(dir string) (int64, error) {
 	var n int64
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
-			return err
+			return gone(err)
 		}
 		info, err := d.Info()
 		if err == nil {
 			n += info.Size()
 		}
-		return err
+		return gone(err)
 	})
 	return n, err
+}
+
+// gone drops an error that says a file no longer exists.
+func gone(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
