@@ -29,9 +29,17 @@ type kv struct {
 // chosen by Options.
 func openKV(dir string, o *Options) (*kv, error) {
 	fault := &faultState{noSync: o.NoSync, log: o.Logger}
+	// Pebble counts every memtable against the block cache, and keeps two
+	// full-size memtables once one was flushed (the one taking writes and
+	// one kept for reuse): a cache of CacheSize alone, with the default
+	// memtable of the same size, held no block at all, and every point
+	// read went to the file. The cache is sized for both, so blocks get
+	// CacheSize beside them.
+	cache := pebble.NewCache(o.CacheSize + 2*int64(o.MemTableSize))
+	defer cache.Unref()
 	po := &pebble.Options{
 		FS:                          o.FS,
-		CacheSize:                   o.CacheSize,
+		Cache:                       cache,
 		MemTableSize:                o.MemTableSize,
 		MemTableStopWritesThreshold: 4,
 		L0CompactionThreshold:       4,
