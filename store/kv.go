@@ -158,6 +158,22 @@ func (b *batch) close() {
 }
 func (b *batch) empty() bool { return b.b.Empty() }
 
+// sealed returns a batch that holds b's writes and is not indexed for
+// reads, and closes b. A mutation seals its batch once it reads no more:
+// the writes that follow (a commit's postings, tens of thousands for a
+// batch of documents) then cost an append each, where an indexed batch
+// inserts each into a skiplist of its own. On error b is returned,
+// still open.
+func (b *batch) sealed() (*batch, error) {
+	nb := b.k.db.NewBatchWithSize(b.b.Len())
+	if err := nb.Apply(b.b, nil); err != nil {
+		_ = nb.Close()
+		return b, err
+	}
+	b.close()
+	return &batch{b: nb, k: b.k}, nil
+}
+
 // apply applies b in commit order without waiting for the WAL sync; the
 // caller must call b.wait before acknowledging. Applying under the writer
 // lock and waiting outside it lets concurrent writers share one fsync.

@@ -128,6 +128,15 @@ func (m *mutation) finish() error {
 		m.abort()
 		return nil
 	}
+	sealed, err := m.b.sealed()
+	if err != nil {
+		m.abort()
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	if m.w == docSink(m.b) {
+		m.w = sealed
+	}
+	m.b = sealed
 	ix := s.opts.Indexer
 	if ix != nil {
 		if err := ix.Flush(&IndexWriter{b: m.b}); err != nil {
@@ -152,7 +161,7 @@ func (m *mutation) finish() error {
 	// The columns change with the database, in one step for readers that
 	// take both (Store.snapshot).
 	s.pub.Lock()
-	err := s.kv.apply(m.b, !s.opts.NoSync)
+	err = s.kv.apply(m.b, !s.opts.NoSync)
 	if err == nil {
 		s.cols.Store(cols)
 	}
