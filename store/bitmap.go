@@ -50,6 +50,12 @@ func (m *bitmapMerge) MergeOlder(v []byte) error {
 }
 
 func (m *bitmapMerge) Finish(includesBase bool) ([]byte, io.Closer, error) {
+	if len(m.older)+len(m.newer) == 1 {
+		return m.single(includesBase)
+	}
+	if out, ok, err := m.union(); ok || err != nil {
+		return out, nil, err
+	}
 	set, clear := roaring.New(), roaring.New()
 	apply := func(op []byte) error {
 		s, c, err := decodeOperand(op)
@@ -78,6 +84,50 @@ func (m *bitmapMerge) Finish(includesBase bool) ([]byte, io.Closer, error) {
 	return out, nil, err
 }
 
+// single finishes a merge of one operand, the usual case in a
+// compaction: three postings in four hold the one batch that wrote them
+// (a value only one document has). The operand is checked and kept as
+// it is, its clear part dropped when nothing older is left for it to
+// clear; decoding and encoding it again would give the same bitmaps.
+func (m *bitmapMerge) single(includesBase bool) ([]byte, io.Closer, error) {
+	op := append(m.older, m.newer...)[0]
+	_, clear, err := splitOperand(op)
+	if err != nil {
+		return nil, nil, err
+	}
+	if includesBase {
+		op = op[:len(op)-len(clear)]
+	}
+	return op, nil, nil
+}
+
+// union finishes a merge of operands that only set bits, a run of puts:
+// the result is the union of their sets, in any order. The sets are read
+// in place from the merger's own copies (FromBuffer: copy on write,
+// never changed) and joined in one pass (FastOr), not decoded, copied
+// and ORed one by one. ok is false when an operand clears bits.
+func (m *bitmapMerge) union() (out []byte, ok bool, err error) {
+	bms := make([]*roaring.Bitmap, 0, len(m.older)+len(m.newer))
+	for _, ops := range [][][]byte{m.older, m.newer} {
+		for _, op := range ops {
+			set, clear, err := splitOperand(op)
+			if err != nil {
+				return nil, false, err
+			}
+			if len(clear) > 0 {
+				return nil, false, nil
+			}
+			bm := roaring.New()
+			if _, err := bm.FromBuffer(set); err != nil {
+				return nil, false, fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
+			}
+			bms = append(bms, bm)
+		}
+	}
+	out, err = encodeOperand(nil, roaring.FastOr(bms...), nil)
+	return out, true, err
+}
+
 // encodeOperand appends the operand (set, clear) to dst.
 func encodeOperand(dst []byte, set, clear *roaring.Bitmap) ([]byte, error) {
 	set.RunOptimize()
@@ -96,24 +146,38 @@ func encodeOperand(dst []byte, set, clear *roaring.Bitmap) ([]byte, error) {
 
 // decodeOperand reads an operand; the bitmaps never alias op.
 func decodeOperand(op []byte) (set, clear *roaring.Bitmap, err error) {
+	s, c, err := splitOperand(op)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, clear = roaring.New(), roaring.New()
+	if err := set.UnmarshalBinary(s); err != nil {
+		return nil, nil, fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
+	}
+	if len(c) > 0 {
+		if err := clear.UnmarshalBinary(c); err != nil {
+			return nil, nil, fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
+		}
+	}
+	return set, clear, nil
+}
+
+// splitOperand returns the encoded set and clear bitmaps of op (clear
+// empty when op has none), each checked whole and sound (checkPortable):
+// UnmarshalBinary takes damaged containers that later panic in
+// RunOptimize, i.e. inside a Pebble merge, so they are refused here,
+// where the damage can still be reported.
+func splitOperand(op []byte) (set, clear []byte, err error) {
 	n, k := binary.Uvarint(op)
 	if k <= 0 || uint64(len(op)-k) < n {
 		return nil, nil, fmt.Errorf("%w: posting operand", ErrCorrupt)
 	}
-	set, clear = roaring.New(), roaring.New()
-	if err := set.UnmarshalBinary(op[k : k+int(n)]); err != nil {
+	set, clear = op[k:k+int(n)], op[k+int(n):]
+	if err := checkPortable(set); err != nil {
 		return nil, nil, fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
 	}
-	if rest := op[k+int(n):]; len(rest) > 0 {
-		if err := clear.UnmarshalBinary(rest); err != nil {
-			return nil, nil, fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
-		}
-	}
-	// UnmarshalBinary takes damaged containers (unsorted, duplicated) that
-	// later panic in RunOptimize, i.e. inside a Pebble merge: refuse them
-	// here, where the damage can still be reported.
-	for _, b := range []*roaring.Bitmap{set, clear} {
-		if err := b.Validate(); err != nil {
+	if len(clear) > 0 {
+		if err := checkPortable(clear); err != nil {
 			return nil, nil, fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
 		}
 	}

@@ -29,9 +29,17 @@ type kv struct {
 // chosen by Options.
 func openKV(dir string, o *Options) (*kv, error) {
 	fault := &faultState{noSync: o.NoSync, log: o.Logger}
+	// Pebble counts every memtable against the block cache, and keeps two
+	// full-size memtables once one was flushed (the one taking writes and
+	// one kept for reuse): a cache of CacheSize alone, with the default
+	// memtable of the same size, held no block at all, and every point
+	// read went to the file. The cache is sized for both, so blocks get
+	// CacheSize beside them.
+	cache := pebble.NewCache(o.CacheSize + 2*int64(o.MemTableSize))
+	defer cache.Unref()
 	po := &pebble.Options{
 		FS:                          o.FS,
-		CacheSize:                   o.CacheSize,
+		Cache:                       cache,
 		MemTableSize:                o.MemTableSize,
 		MemTableStopWritesThreshold: 4,
 		L0CompactionThreshold:       4,
@@ -149,6 +157,22 @@ func (b *batch) close() {
 	}
 }
 func (b *batch) empty() bool { return b.b.Empty() }
+
+// sealed returns a batch that holds b's writes and is not indexed for
+// reads, and closes b. A mutation seals its batch once it reads no more:
+// the writes that follow (a commit's postings, tens of thousands for a
+// batch of documents) then cost an append each, where an indexed batch
+// inserts each into a skiplist of its own. On error b is returned,
+// still open.
+func (b *batch) sealed() (*batch, error) {
+	nb := b.k.db.NewBatchWithSize(b.b.Len())
+	if err := nb.Apply(b.b, nil); err != nil {
+		_ = nb.Close()
+		return b, err
+	}
+	b.close()
+	return &batch{b: nb, k: b.k}, nil
+}
 
 // apply applies b in commit order without waiting for the WAL sync; the
 // caller must call b.wait before acknowledging. Applying under the writer

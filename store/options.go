@@ -45,7 +45,8 @@ type Options struct {
 	// and more disk (4 KiB: 1,489 bytes per document with zstd, 8 KiB:
 	// 1,279). BenchmarkColdRead measures the cold-cache side.
 	BlockSize int
-	// CacheSize is Pebble's block cache in bytes (default 64 MiB). The
+	// CacheSize is Pebble's block cache in bytes (default 64 MiB), beside
+	// the memtables, which Pebble counts against its cache (kv.go). The
 	// block layout barely moves the cost of a query whose candidates miss
 	// the cache; the cache does: give a store whose records outgrow it
 	// more (eq_10pct at 100,000 manifests: see the README).

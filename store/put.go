@@ -128,6 +128,15 @@ func (m *mutation) finish() error {
 		m.abort()
 		return nil
 	}
+	sealed, err := m.b.sealed()
+	if err != nil {
+		m.abort()
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	if m.w == docSink(m.b) {
+		m.w = sealed
+	}
+	m.b = sealed
 	ix := s.opts.Indexer
 	if ix != nil {
 		if err := ix.Flush(&IndexWriter{b: m.b}); err != nil {
@@ -152,7 +161,7 @@ func (m *mutation) finish() error {
 	// The columns change with the database, in one step for readers that
 	// take both (Store.snapshot).
 	s.pub.Lock()
-	err := s.kv.apply(m.b, !s.opts.NoSync)
+	err = s.kv.apply(m.b, !s.opts.NoSync)
 	if err == nil {
 		s.cols.Store(cols)
 	}
@@ -179,8 +188,18 @@ func (m *mutation) put(pd *Prepared) (Ref, error) {
 	p, owner := pd.p, pd.owner
 	d := &p.Document
 	id := d.ID()
-	if ref, found, err := m.existing(id, d, owner); found || err != nil {
-		return ref, err
+	// Content no document holds (the usual put) cannot be stored under
+	// this owner either: the reference count answers both, and the id
+	// key is read only for content that is stored. A new document with
+	// a natural key costs two point reads, one without costs one.
+	blob, n, err := m.refs(id)
+	if err != nil {
+		return Ref{}, err
+	}
+	if n > 0 {
+		if ref, found, err := m.existing(id, d, owner); found || err != nil {
+			return ref, err
+		}
 	}
 	if d.NaturalKey != "" {
 		if err := m.checkNaturalKey(id, d, owner); err != nil {
@@ -198,7 +217,7 @@ func (m *mutation) put(pd *Prepared) (Ref, error) {
 	m.nextNum++
 	rec := record{id: id, kind: d.Kind, owner: owner, naturalKey: d.NaturalKey,
 		signals: encodeSignals(d.Signals), seq: m.head.seq + 1}
-	if err := m.setRecord(num, &rec, d.Canonical); err != nil {
+	if err := m.setRecord(num, &rec, d.Canonical, blob, n); err != nil {
 		return Ref{}, err
 	}
 	m.writeDoc(num, &rec)
@@ -302,12 +321,9 @@ func (m *mutation) record(num uint32) (record, error) {
 // itself when the content is new, whose body then goes inline in the
 // record (one point read for both); else the number of the document that
 // stored it first, whose body then lives in the shared 'B' blob, written
-// when the content gains its second reference.
-func (m *mutation) setRecord(num uint32, rec *record, canonical []byte) error {
-	blob, n, err := m.refs(rec.id)
-	if err != nil {
-		return err
-	}
+// when the content gains its second reference. blob and n are what refs
+// read for rec.id before this document.
+func (m *mutation) setRecord(num uint32, rec *record, canonical []byte, blob uint32, n uint64) error {
 	// The score as a reader decodes it from the record, which may write
 	// a number otherwise than it was given.
 	sig, err := rec.decodeSignals()
