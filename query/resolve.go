@@ -356,7 +356,7 @@ func (r *resolution) consider(doc *store.Doc) error {
 	var rej *Rejection
 	var err error
 	if p := r.pre.take(doc.Num); p != nil {
-		c, rej, err = judgeWith(r.in, r.at, doc, true, p.walks())
+		c, rej, err = judgeWith(r.in, r.at, doc, true, p)
 	} else {
 		c, rej, err = r.judge(doc, r.keepsRejections() || r.exact || matched)
 	}
@@ -434,14 +434,10 @@ type prejudged struct {
 	err     error
 }
 
-// walks returns the walks judging needs, answered from p.
-func (p *prejudged) walks() docWalks {
-	return docWalks{
-		match: func() bool { return p.passed },
-		eval:  func() (bool, []aql.Evaluation) { return p.passed, p.evals },
-		apply: func() (canon.RawValue, []string, error) { return p.payload, p.missing, p.err },
-	}
-}
+// The walks judging needs, answered from p (docWalks).
+func (p *prejudged) match() bool                              { return p.passed }
+func (p *prejudged) eval() (bool, []aql.Evaluation)           { return p.passed, p.evals }
+func (p *prejudged) apply() (canon.RawValue, []string, error) { return p.payload, p.missing, p.err }
 
 // prejudgedSet holds the prejudged documents by number until consider
 // takes them; workers put, the consumer takes. Safe for concurrent use.

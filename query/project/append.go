@@ -1,6 +1,8 @@
 package project
 
 import (
+	"slices"
+
 	"github.com/aqlstore/aqlstore/canon"
 )
 
@@ -160,7 +162,11 @@ func appendOnePath(dst []byte, d *canon.RawDoc, p *canon.Pointer) (out []byte, m
 // writeOne writes the value at path wrapped in its containers, and stops
 // the walk.
 func (r *rawMarker) writeOne(path []canon.RawStep, v []byte) bool {
-	out := r.out
+	n := len(v)
+	for _, s := range path {
+		n += len(s.Name) + 3 // the brackets and the colon
+	}
+	out := slices.Grow(r.out, n) // one allocation at most
 	for _, s := range path {
 		if s.Index >= 0 {
 			out = append(out, '[')
