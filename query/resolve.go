@@ -181,7 +181,8 @@ func (r *resolution) considerCandidates(ctx context.Context, s *store.Store, pla
 	if r.exact && workers > 1 && r.o.walks == nil && plan.Candidates.GetCardinality() >= parallelMin {
 		return r.considerParallel(ctx, s, plan.Candidates, workers)
 	}
-	return r.considerAll(s.FetchKeeping(ctx, plan.Candidates, plan.Sequential, r.keeper()))
+	// Judging keeps nothing of a document it has not copied: lent ones do.
+	return r.considerAll(s.FetchLent(ctx, plan.Candidates, plan.Sequential, r.keeper()))
 }
 
 // verdict is what judging one candidate gave.

@@ -160,7 +160,7 @@ func (r *resolution) fillTop(page []*Candidate) error {
 		byNum[c.num] = c
 	}
 	seen := 0
-	for doc, err := range r.top.s.Fetch(r.top.ctx, want, false) {
+	for doc, err := range r.top.s.FetchLent(r.top.ctx, want, false, nil) {
 		if err != nil {
 			return err
 		}
