@@ -71,7 +71,7 @@ func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, record
 // nil (tests).
 func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool, tally *walkTally) (*Candidate, *Rejection, error) {
 	w := rawWalkers.Get().(*rawWalks)
-	w.rd.Reset(doc.JSON())
+	w.rd.ResetCanonical(doc.JSON()) // a stored document is RFC 8785
 	w.ev, w.in = ev, in
 	defer w.release()
 	var walks docWalks = w

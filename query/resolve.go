@@ -269,7 +269,7 @@ func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers i
 			return false
 		}
 		rd := &rds[w]
-		rd.Reset(b)
+		rd.ResetCanonical(b)
 		defer rd.Reset(nil)
 		if !evs[w].MatchRawDoc(r.in.Constraints, rd) {
 			return false
@@ -325,7 +325,7 @@ func (r *resolution) keeper() store.Keep {
 			return true // its record may be listed: consider judges it
 		}
 		if nd.mayMatch(b) {
-			rd.Reset(b)
+			rd.ResetCanonical(b)
 			ok := r.ev.MatchRawDoc(r.in.Constraints, rd)
 			rd.Reset(nil)
 			if r.o.walks != nil {

@@ -88,7 +88,7 @@ func (r *resolution) considerTop(doc *store.Doc, matched bool, p *prejudged) err
 // matchDoc matches doc's bytes against the constraints.
 func (r *resolution) matchDoc(doc *store.Doc) bool {
 	rd := rawDocs.Get().(*canon.RawDoc)
-	rd.Reset(doc.JSON())
+	rd.ResetCanonical(doc.JSON())
 	defer func() {
 		rd.Reset(nil)
 		rawDocs.Put(rd)
@@ -106,7 +106,7 @@ func (r *resolution) projects(doc *store.Doc, p *prejudged) bool {
 		return p.err == nil && len(p.missing) == 0
 	}
 	rd := rawDocs.Get().(*canon.RawDoc)
-	rd.Reset(doc.JSON())
+	rd.ResetCanonical(doc.JSON())
 	defer func() {
 		rd.Reset(nil)
 		rawDocs.Put(rd)
