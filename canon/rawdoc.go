@@ -1,5 +1,7 @@
 package canon
 
+import "bytes"
+
 // RawDoc is the canonical bytes of one document together with a table of
 // its root object's members (raw key, raw value), so that several pointers
 // resolved over the same document skim its top level once instead of once
@@ -23,6 +25,14 @@ type RawDoc struct {
 	members []rawEntry
 	next    int  // offset of the next member's key not yet in members; -1 when the scan is over
 	broken  bool // the scan stopped on bytes memberAt could not read as a member
+
+	// Members read from the end (ResetCanonical): tail holds them last
+	// member first, and front is the offset of the earliest one's key
+	// (of the root's closing brace while tail is empty). When the scan
+	// from the start reaches front, tail joins members.
+	canonical bool
+	tail      []rawEntry
+	front     int
 }
 
 // rawEntry is one member of the root object.
@@ -39,11 +49,23 @@ func NewRawDoc(b []byte) *RawDoc {
 // keeping the table's storage). Reset(nil) drops every reference to it.
 func (d *RawDoc) Reset(b []byte) {
 	clear(d.members)
-	d.members = d.members[:0]
-	d.b, d.next, d.broken = b, -1, false
+	clear(d.tail)
+	d.members, d.tail = d.members[:0], d.tail[:0]
+	d.b, d.next, d.broken, d.canonical = b, -1, false, false
 	if d.object() {
-		d.next = 1
+		d.next, d.front = 1, len(b)-1
 	}
+}
+
+// ResetCanonical is Reset for bytes in RFC 8785 form (a stored
+// document's): members sorted by name, each name once. A lookup of a name
+// that sorts late may then read the members from the end, where such a
+// name lies: "tool" in a manifest is the next to last of its members and
+// follows four fifths of its bytes. Either way a lookup finds the same
+// member; only what it skims differs.
+func (d *RawDoc) ResetCanonical(b []byte) {
+	d.Reset(b)
+	d.canonical = true
 }
 
 // Bytes returns the document's bytes, as given to Reset.
@@ -71,6 +93,19 @@ func (d *RawDoc) scanOne() bool {
 	if d.next < 0 {
 		return false
 	}
+	if len(d.tail) > 0 && d.next >= d.front {
+		if d.next > d.front { // the two scans disagree: keep the forward one's
+			clear(d.tail)
+			d.tail = d.tail[:0]
+		} else {
+			for i := len(d.tail) - 1; i >= 0; i-- {
+				d.members = append(d.members, d.tail[i])
+			}
+			clear(d.tail)
+			d.tail, d.next = d.tail[:0], -1
+			return true
+		}
+	}
 	key, value, next := memberAt(d.b, d.next)
 	if value == nil {
 		d.broken = d.next < len(d.b) && d.b[d.next] == '"'
@@ -84,6 +119,16 @@ func (d *RawDoc) scanOne() bool {
 
 // lookup is rawMember over the root: the first member named name.
 func (d *RawDoc) lookup(name string) (key, value []byte, ok bool) {
+	if d.canonical && d.next >= 0 && lateName(name) {
+		for i := range d.tail {
+			if e := &d.tail[i]; rawNameEquals(e.key, name) {
+				return e.key, e.value, true
+			}
+		}
+		if key, value, found, sure := d.lookupBack(name); sure {
+			return key, value, found
+		}
+	}
 	for i := 0; ; i++ {
 		k, v, ok := d.member(i)
 		if !ok {
@@ -142,4 +187,115 @@ func (p *Pointer) lookupRawDoc(d *RawDoc) ([]byte, bool) {
 		}
 	}
 	return b, true
+}
+
+// lateName guesses that name sorts among the last members of an object,
+// so that reading them from the end finds it sooner: a guess, which
+// changes what a lookup skims, never what it finds.
+func lateName(name string) bool { return len(name) > 0 && name[0] > 'm' }
+
+// lookupBack reads members from the end until one is named name, or
+// every member not yet read from the start is read (sure, found false:
+// there is none, since a canonical object names each member once). sure
+// is false when the bytes are not what they should be: the scan from the
+// start then decides.
+func (d *RawDoc) lookupBack(name string) (key, value []byte, found, sure bool) {
+	for i := range d.members { // read from the start already
+		if e := &d.members[i]; rawNameEquals(e.key, name) {
+			return e.key, e.value, true, true
+		}
+	}
+	for d.front > d.next {
+		end := d.front // the root's closing brace, or a comma before front
+		if len(d.tail) > 0 {
+			if end--; d.b[end] != ',' {
+				return nil, nil, false, false
+			}
+		}
+		start, key, value, ok := memberBefore(d.b, end)
+		if !ok {
+			return nil, nil, false, false
+		}
+		d.tail, d.front = append(d.tail, rawEntry{key, value}), start
+		if rawNameEquals(key, name) {
+			return key, value, true, true
+		}
+	}
+	return nil, nil, false, d.front == d.next
+}
+
+// memberBefore reads, backwards, the member of an object in b whose value
+// ends just before end, and returns the offset of its key; ok is false
+// where the bytes do not read as a member. What it reads is checked with
+// memberAt, the forward reader, so it never disagrees with it.
+func memberBefore(b []byte, end int) (start int, key, value []byte, ok bool) {
+	vs := valueStart(b, end)
+	if vs < 3 || b[vs-1] != ':' || b[vs-2] != '"' {
+		return 0, nil, nil, false
+	}
+	start = stringStart(b, vs-2)
+	if start < 1 || b[start-1] != ',' && b[start-1] != '{' {
+		return 0, nil, nil, false
+	}
+	k, v, _ := memberAt(b, start)
+	if v == nil || len(k) != vs-1-start || len(v) != end-vs {
+		return 0, nil, nil, false
+	}
+	return start, k, v, true
+}
+
+// valueStart returns the offset of the first byte of the value whose last
+// byte is b[end-1], read backwards, or -1.
+func valueStart(b []byte, end int) int {
+	if end < 1 || end > len(b) {
+		return -1
+	}
+	switch b[end-1] {
+	case '"':
+		return stringStart(b, end-1)
+	case '}', ']':
+		depth := 0
+		for i := end - 1; i >= 0; i-- {
+			switch b[i] {
+			case '"':
+				if i = stringStart(b, i); i < 0 {
+					return -1
+				}
+			case '}', ']':
+				depth++
+			case '{', '[':
+				if depth--; depth == 0 {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	i := end - 1
+	for i >= 0 && !isDelim(b[i]) && b[i] != '{' && b[i] != '[' && b[i] != '"' {
+		i--
+	}
+	if i+1 >= end {
+		return -1
+	}
+	return i + 1
+}
+
+// stringStart returns the offset of the quote that opens the string whose
+// closing quote is b[q], or -1. Inside a string a quote is escaped, so
+// follows an odd run of backslashes; the opening one follows none.
+func stringStart(b []byte, q int) int {
+	for j := q - 1; j >= 0; j-- {
+		if j = bytes.LastIndexByte(b[:j+1], '"'); j < 0 {
+			return -1
+		}
+		n := 0
+		for p := j - 1; p >= 0 && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j
+		}
+	}
+	return -1
 }

@@ -158,3 +158,47 @@ func TestRawDocHoldsNoDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestRawDocCanonicalMatchesResolve is TestRawDocMatchesResolve over
+// ResetCanonical, whose lookups of late names read the members from the
+// end: the same values and paths, the table met read from both ends.
+func TestRawDocCanonicalMatchesResolve(t *testing.T) {
+	var w RawWalker
+	var d RawDoc
+	rapid.Check(t, func(t *rapid.T) {
+		c, doc := canonicalOf(t, genRawValue(t, rapid.IntRange(0, 4).Draw(t, "depth")))
+		d.ResetCanonical(c)
+		for range 5 {
+			p := genRawPointer(t, doc)
+			want := p.ResolveAll(doc, nil)
+			if got := rawDocResolved(t, p, &d); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q over %s:\nResolveRawDoc %s\nResolve       %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
+			}
+			checkDocWalker(t, &w, p, &d)
+		}
+		checkDocMembers(t, &d)
+	})
+}
+
+// TestRawDocReadsLateNamesFromTheEnd: a canonical document's late member
+// is found without reading the members before it (here bytes no reader
+// can read, which the lookup must never reach), and the table then lists
+// the members in order once read from both ends.
+func TestRawDocReadsLateNamesFromTheEnd(t *testing.T) {
+	b := []byte(`{"a":[1,{"b":"x\"]}"}],"p":tru,"t":{"u":"\\\\"},"v":"w\"x","z":[1,2]}`)
+	var d RawDoc
+	d.ResetCanonical(b)
+	for _, c := range []struct{ name, want string }{{"t", `{"u":"\\\\"}`}, {"z", `[1,2]`}, {"v", `"w\"x"`}, {"s", ""}} {
+		_, v, ok := d.lookup(c.name)
+		if string(v) != c.want || ok != (c.want != "") {
+			t.Errorf("lookup %q = %s, %v; want %s", c.name, v, ok, c.want)
+		}
+	}
+	if _, v, ok := d.lookup("a"); !ok || string(v) != `[1,{"b":"x\"]}"}]` {
+		t.Errorf("lookup a = %s, %v", v, ok)
+	}
+	d.ResetCanonical([]byte(`{"a":{"b":1},"q":"r","x":null}`))
+	d.lookup("x")
+	d.lookup("q")
+	checkDocMembers(t, &d)
+}

@@ -150,7 +150,7 @@ func (r *resolution) fillPage(page []*Candidate) error {
 		}
 	}
 	seen := 0
-	for doc, err := range l.s.Fetch(l.ctx, want, false) {
+	for doc, err := range l.s.FetchLent(l.ctx, want, false, nil) {
 		if err != nil {
 			return err
 		}

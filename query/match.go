@@ -70,44 +70,69 @@ func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, record
 // judgeCounting is judge counting its walks into tally when it is not
 // nil (tests).
 func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool, tally *walkTally) (*Candidate, *Rejection, error) {
-	rd := rawDocs.Get().(*canon.RawDoc)
-	rd.Reset(doc.JSON())
-	defer func() {
-		rd.Reset(nil)
-		rawDocs.Put(rd)
-	}()
-	return judgeWith(in, at, doc, records, tally.count(docWalks{
-		match: func() bool { return ev.MatchRawDoc(in.Constraints, rd) },
-		eval:  func() (bool, []aql.Evaluation) { return ev.EvalRawDoc(in.Constraints, rd, nil) },
-		apply: func() (canon.RawValue, []string, error) {
-			return project.AppendRawDoc(nil, rd, in.Projection.Include, in.Projection.Exclude)
-		},
-	}))
+	w := rawWalkers.Get().(*rawWalks)
+	w.rd.ResetCanonical(doc.JSON()) // a stored document is RFC 8785
+	w.ev, w.in = ev, in
+	defer w.release()
+	var walks docWalks = w
+	if tally != nil {
+		walks = countedWalks{tally, w}
+	}
+	return judgeWith(in, at, doc, records, walks)
+}
+
+// docWalks are the three reads of one document judging needs: whether it
+// matches the constraints, every leaf's evaluation, and its projection.
+type docWalks interface {
+	match() bool
+	eval() (bool, []aql.Evaluation)
+	apply() (canon.RawValue, []string, error)
+}
+
+// rawWalks reads one document through a canon.RawDoc, whose table of root
+// members the three walks share. It is pooled with the RawDoc, whose
+// table's storage is worth reusing, so judging a document builds no
+// closures.
+type rawWalks struct {
+	rd canon.RawDoc
+	ev *eval.Evaluator
+	in *aql.Intent
+}
+
+var rawWalkers = sync.Pool{New: func() any { return new(rawWalks) }}
+
+func (w *rawWalks) match() bool { return w.ev.MatchRawDoc(w.in.Constraints, &w.rd) }
+
+func (w *rawWalks) eval() (bool, []aql.Evaluation) {
+	return w.ev.EvalRawDoc(w.in.Constraints, &w.rd, nil)
+}
+
+func (w *rawWalks) apply() (canon.RawValue, []string, error) {
+	return project.AppendRawDoc(nil, &w.rd, w.in.Projection.Include, w.in.Projection.Exclude)
+}
+
+// release returns w to its pool, holding nothing of the document.
+func (w *rawWalks) release() {
+	w.rd.Reset(nil)
+	w.ev, w.in = nil, nil
+	rawWalkers.Put(w)
 }
 
 // walkTally counts the constraint walks judging took, so that tests can
 // say how often a document was matched, evaluated and projected.
 type walkTally struct{ matches, evals, applies int }
 
-// count returns w counting into t; a nil t returns w as it is.
-func (t *walkTally) count(w docWalks) docWalks {
-	if t == nil {
-		return w
-	}
-	match, eval, apply := w.match, w.eval, w.apply
-	w.match = func() bool { t.matches++; return match() }
-	w.eval = func() (bool, []aql.Evaluation) { t.evals++; return eval() }
-	w.apply = func() (canon.RawValue, []string, error) { t.applies++; return apply() }
-	return w
+// countedWalks are w's walks, each counted into t.
+type countedWalks struct {
+	t *walkTally
+	w docWalks
 }
 
-// docWalks are the three reads of one document judging needs: whether it
-// matches the constraints, every leaf's evaluation, and its projection.
-type docWalks struct {
-	match func() bool
-	eval  func() (bool, []aql.Evaluation)
-	apply func() (canon.RawValue, []string, error)
-}
+func (c countedWalks) match() bool { c.t.matches++; return c.w.match() }
+
+func (c countedWalks) eval() (bool, []aql.Evaluation) { c.t.evals++; return c.w.eval() }
+
+func (c countedWalks) apply() (canon.RawValue, []string, error) { c.t.applies++; return c.w.apply() }
 
 // judgeWith is judge over any way of reading the document (R3, the
 // quality floor, R4).
@@ -143,6 +168,6 @@ func judgeWith(in *aql.Intent, at string, doc *store.Doc, records bool, w docWal
 	return c, nil, nil
 }
 
-// rawDocs keeps the RawDocs judge reads documents through; their member
-// tables are worth reusing across documents.
+// rawDocs keeps the RawDocs a page kept in a heap reads documents through
+// (topk.go); their member tables are worth reusing across documents.
 var rawDocs = sync.Pool{New: func() any { return new(canon.RawDoc) }}

@@ -21,14 +21,25 @@ import (
 // baseline; the judging around the walks is judge's own (judgeWith).
 func judgeBytes(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
 	raw := doc.JSON()
-	return judgeWith(in, at, doc, records, docWalks{
-		match: func() bool { return ev.MatchRaw(in.Constraints, raw) },
-		eval:  func() (bool, []aql.Evaluation) { return ev.EvalRaw(in.Constraints, raw, nil) },
-		apply: func() (canon.RawValue, []string, error) {
-			p, missing, err := project.ApplyRaw(raw, in.Projection.Include, in.Projection.Exclude)
-			return canon.AppendValue(nil, p), missing, err
-		},
-	})
+	return judgeWith(in, at, doc, records, bytesWalks{ev, in, raw})
+}
+
+// bytesWalks are the walks of judgeBytes, each from the root of the bytes.
+type bytesWalks struct {
+	ev  *eval.Evaluator
+	in  *aql.Intent
+	raw []byte
+}
+
+func (w bytesWalks) match() bool { return w.ev.MatchRaw(w.in.Constraints, w.raw) }
+
+func (w bytesWalks) eval() (bool, []aql.Evaluation) {
+	return w.ev.EvalRaw(w.in.Constraints, w.raw, nil)
+}
+
+func (w bytesWalks) apply() (canon.RawValue, []string, error) {
+	p, missing, err := project.ApplyRaw(w.raw, w.in.Projection.Include, w.in.Projection.Exclude)
+	return canon.AppendValue(nil, p), missing, err
 }
 
 // manifestDocs puts n generated manifests (seed 1) in an indexed store and
@@ -155,5 +166,26 @@ func BenchmarkJudge(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// TestJudgeAllocations: judging an accepted manifest builds no closures
+// and no projection marks: its allocations are the candidate's own (the
+// candidate, its evaluations and their values, the payload).
+func TestJudgeAllocations(t *testing.T) {
+	doc := manifestDocs(t, 1)[0]
+	cat, _ := canon.Member(doc.Body, "tool")
+	cats, _ := canon.Member(cat, "categories")
+	first := ""
+	canon.EachElement(cats, func(v []byte) bool { first, _ = canon.RawString(v); return false })
+	in := judgeIntent(t, fmt.Sprintf(`{"path":"/tool/categories/*","operator":"eq","value":%q}`, first), benchInclude)
+	ev := eval.New()
+	allocs := testing.AllocsPerRun(50, func() {
+		if c, _, err := judge(ev, in, "2026-05-04T00:00:00Z", doc, true); err != nil || c == nil {
+			t.Fatalf("judge: %v, %v", c, err)
+		}
+	})
+	if allocs > 5 {
+		t.Errorf("judge allocates %.0f times per accepted document, want at most 5", allocs)
 	}
 }

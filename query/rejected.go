@@ -31,7 +31,7 @@ func (r *resolution) listExcluded(ctx context.Context, s *store.Store, excluded 
 	}
 	want := firstExcluded(r.rejected, excluded, r.o.MaxRejected)
 	listed := make([]Rejection, 0, len(r.rejected)+int(want.GetCardinality()))
-	for doc, err := range s.Fetch(ctx, want, false) {
+	for doc, err := range s.FetchLent(ctx, want, false, nil) {
 		if err != nil {
 			return fmt.Errorf("query: %w", err)
 		}

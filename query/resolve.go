@@ -181,7 +181,8 @@ func (r *resolution) considerCandidates(ctx context.Context, s *store.Store, pla
 	if r.exact && workers > 1 && r.o.walks == nil && plan.Candidates.GetCardinality() >= parallelMin {
 		return r.considerParallel(ctx, s, plan.Candidates, workers)
 	}
-	return r.considerAll(s.FetchKeeping(ctx, plan.Candidates, plan.Sequential, r.keeper()))
+	// Judging keeps nothing of a document it has not copied: lent ones do.
+	return r.considerAll(s.FetchLent(ctx, plan.Candidates, plan.Sequential, r.keeper()))
 }
 
 // verdict is what judging one candidate gave.
@@ -268,7 +269,7 @@ func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers i
 			return false
 		}
 		rd := &rds[w]
-		rd.Reset(b)
+		rd.ResetCanonical(b)
 		defer rd.Reset(nil)
 		if !evs[w].MatchRawDoc(r.in.Constraints, rd) {
 			return false
@@ -324,7 +325,7 @@ func (r *resolution) keeper() store.Keep {
 			return true // its record may be listed: consider judges it
 		}
 		if nd.mayMatch(b) {
-			rd.Reset(b)
+			rd.ResetCanonical(b)
 			ok := r.ev.MatchRawDoc(r.in.Constraints, rd)
 			rd.Reset(nil)
 			if r.o.walks != nil {
@@ -356,7 +357,7 @@ func (r *resolution) consider(doc *store.Doc) error {
 	var rej *Rejection
 	var err error
 	if p := r.pre.take(doc.Num); p != nil {
-		c, rej, err = judgeWith(r.in, r.at, doc, true, p.walks())
+		c, rej, err = judgeWith(r.in, r.at, doc, true, p)
 	} else {
 		c, rej, err = r.judge(doc, r.keepsRejections() || r.exact || matched)
 	}
@@ -434,14 +435,10 @@ type prejudged struct {
 	err     error
 }
 
-// walks returns the walks judging needs, answered from p.
-func (p *prejudged) walks() docWalks {
-	return docWalks{
-		match: func() bool { return p.passed },
-		eval:  func() (bool, []aql.Evaluation) { return p.passed, p.evals },
-		apply: func() (canon.RawValue, []string, error) { return p.payload, p.missing, p.err },
-	}
-}
+// The walks judging needs, answered from p (docWalks).
+func (p *prejudged) match() bool                              { return p.passed }
+func (p *prejudged) eval() (bool, []aql.Evaluation)           { return p.passed, p.evals }
+func (p *prejudged) apply() (canon.RawValue, []string, error) { return p.payload, p.missing, p.err }
 
 // prejudgedSet holds the prejudged documents by number until consider
 // takes them; workers put, the consumer takes. Safe for concurrent use.

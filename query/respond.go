@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 )
 
@@ -46,6 +47,9 @@ func (r *resolution) respond() (*Response, error) {
 		ResponseID: "urn:oap:intent-response:" + r.id, IntentID: r.in.IntentID,
 		ResolverDID: r.o.Signer.DID(), ResolverRole: r.o.Role, EvaluatedAt: r.at,
 		NextCursor: next, RejectedTotal: r.nReject, Evaluated: r.nEval,
+	}
+	if len(page) > 0 {
+		resp.Candidates = make([]Candidate, 0, len(page))
 	}
 	for _, c := range page {
 		c.Record.DecisionID = r.decisionID()
@@ -112,7 +116,9 @@ func (r *resolution) fullSetPage() ([]*Candidate, string, error) {
 
 func (r *resolution) decisionID() string {
 	r.decision++
-	return fmt.Sprintf("urn:oap:decision:%s-%d", r.id, r.decision)
+	var b [96]byte // one allocation: the string
+	id := append(append(append(b[:0], "urn:oap:decision:"...), r.id...), '-')
+	return string(strconv.AppendInt(id, int64(r.decision), 10))
 }
 
 // rejectedList gives the listed rejections their ids and says, in the

@@ -88,7 +88,7 @@ func (r *resolution) considerTop(doc *store.Doc, matched bool, p *prejudged) err
 // matchDoc matches doc's bytes against the constraints.
 func (r *resolution) matchDoc(doc *store.Doc) bool {
 	rd := rawDocs.Get().(*canon.RawDoc)
-	rd.Reset(doc.JSON())
+	rd.ResetCanonical(doc.JSON())
 	defer func() {
 		rd.Reset(nil)
 		rawDocs.Put(rd)
@@ -106,7 +106,7 @@ func (r *resolution) projects(doc *store.Doc, p *prejudged) bool {
 		return p.err == nil && len(p.missing) == 0
 	}
 	rd := rawDocs.Get().(*canon.RawDoc)
-	rd.Reset(doc.JSON())
+	rd.ResetCanonical(doc.JSON())
 	defer func() {
 		rd.Reset(nil)
 		rawDocs.Put(rd)
@@ -160,7 +160,7 @@ func (r *resolution) fillTop(page []*Candidate) error {
 		byNum[c.num] = c
 	}
 	seen := 0
-	for doc, err := range r.top.s.Fetch(r.top.ctx, want, false) {
+	for doc, err := range r.top.s.FetchLent(r.top.ctx, want, false, nil) {
 		if err != nil {
 			return err
 		}

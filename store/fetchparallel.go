@@ -25,7 +25,10 @@ const fetchChunk = 256
 // document number, as Fetch yields documents, whatever order the workers
 // finish in: the answer does not depend on the scheduling. Stop
 // iterating to end the fetch early; the first error (a read, or one work
-// returned) ends it with a final (zero, err) pair.
+// returned) ends it with a final (zero, err) pair. work is lent its
+// document: the Doc and every byte it holds are valid only until work
+// returns (the worker reads its next document into the same buffer), so a
+// result that keeps any of them holds a copy.
 func FetchParallel[T any](ctx context.Context, s *Store, nums *roaring.Bitmap, workers int,
 	work func(w int, doc *Doc) (T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
@@ -40,6 +43,7 @@ func FetchParallel[T any](ctx context.Context, s *Store, nums *roaring.Bitmap, w
 			type state struct {
 				recs *cursor
 				bs   *bodies
+				l    *lender
 			}
 			states := make([]state, workers) // each worker's cursors, opened by its first chunk
 			defer func() {
@@ -57,9 +61,9 @@ func FetchParallel[T any](ctx context.Context, s *Store, nums *roaring.Bitmap, w
 					if err != nil {
 						return nil, err
 					}
-					st.recs, st.bs = recs, &bodies{v: v}
+					st.recs, st.bs, st.l = recs, &bodies{v: v}, new(lender)
 				}
-				return readChunk(ctx, principal, st.recs, st.bs, chunks[i], w, work)
+				return readChunk(ctx, principal, st.recs, st.bs, st.l, chunks[i], w, work)
 			}, yield)
 		})
 		if err != nil && err != errStopScan {
@@ -150,9 +154,9 @@ func runChunks[T any](ctx context.Context, n, workers int, read func(ctx context
 	return nil
 }
 
-// readChunk reads the visible documents of chunk through recs and bs and
-// works on each.
-func readChunk[T any](ctx context.Context, principal reader, recs *cursor, bs *bodies, chunk *roaring.Bitmap, w int,
+// readChunk reads the visible documents of chunk through recs and bs,
+// into l's buffers, and works on each.
+func readChunk[T any](ctx context.Context, principal reader, recs *cursor, bs *bodies, l *lender, chunk *roaring.Bitmap, w int,
 	work func(w int, doc *Doc) (T, error)) ([]T, error) {
 	out := make([]T, 0, chunk.GetCardinality())
 	err := eachRecord(ctx, chunk, recs.seek, func(num uint32, rec *record) error {
@@ -163,16 +167,15 @@ func readChunk[T any](ctx context.Context, principal reader, recs *cursor, bs *b
 		if err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
-		doc, err := docFromBody(num, rec, body)
-		if err != nil {
+		if err := fillDoc(&l.doc, num, rec, body); err != nil {
 			return err
 		}
-		x, err := work(w, doc)
+		x, err := work(w, &l.doc)
 		if err != nil {
 			return err
 		}
 		out = append(out, x)
 		return nil
-	})
+	}, l)
 	return out, err
 }

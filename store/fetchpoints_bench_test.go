@@ -54,7 +54,7 @@ func BenchmarkFetchPoints(b *testing.B) {
 							docs++
 							_, err := bs.body(num, rec)
 							return err
-						})
+						}, nil)
 					})
 					if err != nil {
 						b.Fatal(err)

@@ -64,7 +64,7 @@ func (s *Store) ScanKindsKeeping(ctx context.Context, kinds []canon.Kind, keep K
 				if !slices.Contains(kinds, rec.kind) {
 					return true, nil
 				}
-				return true, yieldDoc(yield, bs, principal, num, &rec, keep)
+				return true, yieldDoc(yield, bs, principal, num, &rec, keep, nil)
 			})
 		})
 		if err != nil && err != errStopScan {

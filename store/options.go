@@ -49,7 +49,9 @@ type Options struct {
 	// the memtables, which Pebble counts against its cache (kv.go). The
 	// block layout barely moves the cost of a query whose candidates miss
 	// the cache; the cache does: give a store whose records outgrow it
-	// more (eq_10pct at 100,000 manifests: see the README).
+	// more (eq_10pct at 100,000 manifests: see the README). The default
+	// stays small because an embedder's process is not the store's alone;
+	// `aqlstore serve` takes a quarter of the memory unless told otherwise.
 	CacheSize int64
 	// MemTableSize is Pebble's memtable in bytes (default 64 MiB; Pebble's
 	// own 4 MiB default stalls bulk ingest).

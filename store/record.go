@@ -115,16 +115,22 @@ func decodeRecord(num uint32, v []byte) (record, error) {
 	}
 	own := back == 0
 	r.blob, v = num-uint32(back), v[k:]
-	var fields [4]string
+	var fields [4][]byte
 	for i := range fields {
 		n, k := binary.Uvarint(v)
 		if k <= 0 || uint64(len(v)-k) < n {
 			return bad("truncated field")
 		}
-		fields[i] = string(v[k : k+int(n)])
+		fields[i] = v[k : k+int(n) : k+int(n)]
 		v = v[k+int(n):]
 	}
-	r.kind, r.owner, r.naturalKey, r.signals = canon.Kind(fields[0]), fields[1], fields[2], []byte(fields[3])
+	// The kind and a public owner are one of a few strings: shared, not
+	// allocated per record read. The signals keep v's bytes, as the
+	// inline body does.
+	r.kind, r.owner, r.naturalKey = recordKind(fields[0]), recordOwner(fields[1]), string(fields[2])
+	if len(fields[3]) > 0 {
+		r.signals = fields[3]
+	}
 	seq, k := binary.Uvarint(v)
 	switch {
 	case k <= 0:
@@ -139,6 +145,31 @@ func decodeRecord(num uint32, v []byte) (record, error) {
 		r.inline = v[k:]
 	}
 	return r, nil
+}
+
+// recordKinds are the kinds a record names, by their bytes.
+var recordKinds = func() map[string]canon.Kind {
+	m := map[string]canon.Kind{}
+	for _, k := range append(canon.Kinds(), canon.MessageKinds()...) {
+		m[string(k)] = k
+	}
+	return m
+}()
+
+// recordKind is the kind b names, without allocating for a known one.
+func recordKind(b []byte) canon.Kind {
+	if k, ok := recordKinds[string(b)]; ok {
+		return k
+	}
+	return canon.Kind(b)
+}
+
+// recordOwner is the owner b names, without allocating for Public.
+func recordOwner(b []byte) string {
+	if string(b) == Public {
+		return Public
+	}
+	return string(b)
 }
 
 func (r *record) ref(num uint32) Ref { return Ref{ID: r.id, Kind: r.kind, Owner: r.owner, Num: num} }

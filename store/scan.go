@@ -24,7 +24,7 @@ func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error
 		principal := s.readerOf(ctx) // with its grants (grant.go)
 		err := s.read(func(v *view, bs *bodies) error {
 			return s.scanRecords(ctx, v, kind, func(num uint32, rec *record) error {
-				return yieldDoc(yield, bs, principal, num, rec, nil)
+				return yieldDoc(yield, bs, principal, num, rec, nil, nil)
 			})
 		})
 		if err != nil && err != errStopScan {

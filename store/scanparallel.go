@@ -87,7 +87,7 @@ func yieldScanned(yield func(*Doc, error) bool, v *view, bs *bodies, principal r
 	if err != nil {
 		return err
 	}
-	return yieldDoc(yield, bs, principal, x.num, &rec, nil)
+	return yieldDoc(yield, bs, principal, x.num, &rec, nil, nil)
 }
 
 // defaultWorkers is the number of goroutines a parallel read uses.

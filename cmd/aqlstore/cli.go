@@ -45,6 +45,11 @@ type Main struct {
 	asJSON bool   // --json
 	cache  string // --cache, a size
 
+	// cacheDefault, when set, is the block cache in place of --cache's
+	// default: `aqlstore serve` sets it when --cache is not given
+	// (servecache.go).
+	cacheDefault int64
+
 	ix       *index.Index // the open store's index, set by open
 	storeLog *slog.Logger // where the store reports background errors; nil: text on Stderr
 	readOnly bool         // the command only reads: open the store read-only (readingCommands)
@@ -211,7 +216,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	pf.StringVar(&m.dir, "dir", defaultDir, "store directory (env AQLSTORE_DIR)")
 	pf.StringVar(&m.asDID, "as", "", "act as this tenant DID (default: public)")
 	pf.BoolVar(&m.asJSON, "json", false, "print JSON instead of text")
-	pf.StringVar(&m.cache, "cache", "64MiB", "block cache of the store (\"256MiB\", \"4GiB\"): a bigger one serves more reads from memory")
+	pf.StringVar(&m.cache, "cache", "64MiB", "block cache of the store (\"256MiB\", \"4GiB\"): a bigger one serves more reads from memory (serve: a quarter of the memory when not given)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = m.preRun
 	for _, c := range []interface{ command() *cobra.Command }{
@@ -354,7 +359,9 @@ func (m *Main) storeOptions() (store.Options, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(m.Stderr, nil))
 	}
-	if m.cache != "" {
+	if m.cacheDefault > 0 {
+		opts.CacheSize = m.cacheDefault
+	} else if m.cache != "" {
 		n, err := parseSize(m.cache)
 		if err != nil {
 			return opts, usageError{fmt.Errorf("--cache: %w", err)}

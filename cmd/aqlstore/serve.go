@@ -48,7 +48,12 @@ func (c *serveCommand) command() *cobra.Command {
 			"Listening beyond loopback needs --auth (bearer tokens mapped to tenant DIDs).\n" +
 			"Logs are JSON lines on stderr; server/README.md lists the endpoints.",
 		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Context()) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("cache") {
+				c.m.cacheDefault = serveCacheSize() // a server owns its process (servecache.go)
+			}
+			return c.run(cmd.Context())
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.addr, "addr", server.DefaultAddr, "listen address")

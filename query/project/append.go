@@ -1,6 +1,8 @@
 package project
 
 import (
+	"slices"
+
 	"github.com/aqlstore/aqlstore/canon"
 )
 
@@ -16,6 +18,9 @@ func AppendRawDoc(dst []byte, d *canon.RawDoc, include, exclude []*canon.Pointer
 	doc := d.Bytes()
 	if len(doc) == 0 || doc[0] != '{' {
 		return dst, nil, notObjectRaw(doc)
+	}
+	if len(include) == 1 && len(exclude) == 0 && !include[0].IsRoot() && !include[0].HasWildcard() {
+		return appendOnePath(dst, d, include[0])
 	}
 	r, missing := markPaths(doc, d, include, exclude)
 	defer r.release()
@@ -131,4 +136,52 @@ func appendArrayRaw(dst, v []byte, m *mark, all bool) ([]byte, bool, error) {
 		return out[:start], false, nil
 	}
 	return append(out, ']'), true, nil
+}
+
+// appendOnePath is AppendRawDoc for one include pointer without wildcards
+// and no exclude, the common projection (a field or two deep): at most
+// one value is selected, so the payload is that value inside one
+// container per step of its path, each holding that member or element
+// alone. It resolves the pointer through d's table and writes the path's
+// keys as the bytes hold them, as appendObjectRaw would, but builds no
+// marks and skims no member beside the path: the root members after the
+// selected one, which the general walk lists, are never scanned.
+func appendOnePath(dst []byte, d *canon.RawDoc, p *canon.Pointer) (out []byte, missing []string, err error) {
+	r := markers.Get().(*rawMarker)
+	defer markers.Put(r)
+	r.out, r.found = dst, false
+	r.walker.ResolvePathDoc(p, d, r.writeOne)
+	out, found := r.out, r.found
+	r.out = nil
+	if !found {
+		return append(dst, "{}"...), []string{p.String()}, nil
+	}
+	return out, nil, nil
+}
+
+// writeOne writes the value at path wrapped in its containers, and stops
+// the walk.
+func (r *rawMarker) writeOne(path []canon.RawStep, v []byte) bool {
+	n := len(v)
+	for _, s := range path {
+		n += len(s.Name) + 3 // the brackets and the colon
+	}
+	out := slices.Grow(r.out, n) // one allocation at most
+	for _, s := range path {
+		if s.Index >= 0 {
+			out = append(out, '[')
+		} else {
+			out = append(append(append(out, '{'), s.Name...), ':')
+		}
+	}
+	out = append(out, v...)
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Index >= 0 {
+			out = append(out, ']')
+		} else {
+			out = append(out, '}')
+		}
+	}
+	r.out, r.found = out, true
+	return false
 }

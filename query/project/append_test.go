@@ -31,3 +31,38 @@ func BenchmarkPayloadBytes(b *testing.B) {
 		})
 	}
 }
+
+// TestAppendOnePath: one include pointer without wildcards, the common
+// projection, is written without allocating (no marks) and exactly as
+// the general walk writes it, through members and array elements, found
+// or missing, on a fresh table and on one a resolve has half built.
+func TestAppendOnePath(t *testing.T) {
+	c, tree := canonicalDoc(t, []byte(`{"a":{"b":[1,{"c":"x","d":[true]}],"e":null},"f":{"g":2},"z":{"y":"é\u0001"}}`))
+	for _, path := range []string{"/a/b/1/c", "/a/b/0", "/a/e", "/f", "/z/y", "/a/b/1/d/0", "/a/b/2", "/a/q", "/zz", "/a/b/x"} {
+		inc := pointers(t, []string{path})
+		if d := rawAgreement(c, tree, inc, nil); d != "" {
+			t.Errorf("%s: %s", path, d)
+		}
+		d := canon.NewRawDoc(c)
+		pointers(t, []string{"/z"})[0].ResolveRawDoc(d, func([]byte) bool { return true })
+		buf := make([]byte, 0, 256)
+		allocs := testing.AllocsPerRun(20, func() {
+			buf, _, _ = AppendRawDoc(buf[:0], d, inc, nil)
+		})
+		if want := canon.AppendValue(nil, mustApply(t, tree, inc)); string(buf) != string(want) {
+			t.Errorf("%s: wrote %s, want %s", path, buf, want)
+		}
+		if found := path != "/a/b/2" && path != "/a/q" && path != "/zz" && path != "/a/b/x"; found && allocs > 0 {
+			t.Errorf("%s: %.0f allocations, want none", path, allocs)
+		}
+	}
+}
+
+func mustApply(t *testing.T, tree any, include []*canon.Pointer) map[string]any {
+	t.Helper()
+	p, _, err := Apply(tree, include, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -105,6 +105,10 @@ type rawMarker struct {
 	doc    *canon.RawDoc // the document's table, when the caller has one
 	walker canon.RawWalker
 	path   []step
+
+	// appendOnePath's result while its walk runs.
+	out   []byte
+	found bool
 }
 
 // markAll applies set to the mark of every node p selects in doc, and
