@@ -255,7 +255,7 @@ func tagOf(posting bool) byte {
 type runSource struct {
 	order int // the run's position: later runs win and hold later numbers
 	cur   runEntry
-	run   *loadRun      // in memory: ents are run's
+	run   *loadRun // in memory: ents are run's
 	ents  []runEnt
 	r     *bufio.Reader // spilled
 	f     vfs.File
