@@ -1,7 +1,7 @@
 package index
 
 import (
-	"encoding/binary"
+	"hash/maphash"
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -11,258 +11,212 @@ import (
 // postingSet collects the document numbers of every posting key a
 // mutation or a load's run touches: hundreds of keys per document, a
 // quarter of a billion additions in a million-document load, so each
-// addition must cost a few cache hits, not a hash of the whole key in a
-// map of millions.
+// addition must cost a hash of a short key and a few cache hits.
 //
-// Path keys (family, path id, value) are found in two steps: the path id
-// indexes a slice directly, then a family without a value (existence,
-// long, no-gram: four postings in ten) is a slot of the path, and a
-// family with values has a map of the path's values only, small and hot
-// for the paths whose values repeat (buckets, enumerations). Other keys
-// (kind, owner, all) go to one map. Key bytes live in arena chunks
-// (never moved once written, so map keys may point into them), postings
-// in fixed blocks (never copied as the set grows), and a posting's first
-// numbers inline.
+// Nothing in a set holds a pointer the garbage collector must follow
+// besides its few slices: a load's run holds tens of millions of
+// numbers under millions of keys, and a heap of strings, maps and a
+// slice per key made the collector scan all of them over and over. Key
+// bytes live end to end in one arena, addressed by offset; keys are
+// found through an open-addressing table of entry indexes; numbers live
+// in blocks carved from fixed chunks of a slab, a key's blocks chained
+// by slab offset and doubling in size, so a key that gains numbers never
+// copies the ones it has. A key with one number keeps it in its entry.
 type postingSet struct {
-	paths  []pathPostings   // by path id
-	used   []uint32         // path ids with postings, for reset
-	other  map[string]int32 // keys that are not path keys
-	blocks [][]posting      // postings in the order their keys came
-	n      int32            // postings held
-	chunks [][]byte         // arena; chunks[len-1] is being filled
+	seed   maphash.Seed
+	table  []uint32 // entry index + 1, 0 for an empty slot; a power of two long
+	ents   []pent   // in the order the keys came
+	keys   []byte   // the arena: every key, end to end
+	chunks [][]uint32
+	fill   uint32 // words used of chunks[len-1]
 }
 
-// pathPostings are one path's postings, by index in the set plus one
-// (0: none).
-type pathPostings struct {
-	inUse  bool // listed in used
-	bare   [len(bareFams)]int32
-	values [len(valueFams)]map[string]int32 // keys are the values (the key past its path id)
+// pent is one key's entry.
+type pent struct {
+	hash       uint32
+	koff, klen uint32 // the key is keys[koff:koff+klen]
+	n          uint32 // numbers held
+	last       uint32 // the last number added; the only one while n is 1
+	head, tail uint32 // slab offsets of the first and last block, 0 while n < 2
+	used       uint32 // numbers in the tail block
+	blocks     uint32 // blocks in the chain
 }
-
-// The families of path keys: those whose keys end at the path id, and
-// those followed by a value.
-var (
-	bareFams  = [...]byte{famExists, famLong, famNoGram}
-	valueFams = [...]byte{famEq, famRange, famBucket, famGram, famShort}
-)
-
-// famSlots maps a family to its place in pathPostings: -i-1 for
-// bareFams[i], i+1 for valueFams[i], 0 for a family without a path.
-var famSlots = func() (t [256]int8) {
-	for i, f := range bareFams {
-		t[f] = int8(-i - 1)
-	}
-	for i, f := range valueFams {
-		t[f] = int8(i + 1)
-	}
-	return t
-}()
 
 const (
-	pathKeyLen = 6       // prefix, family, path id
-	maxSlotID  = 1 << 18 // larger path ids (a store of very many member names) use the map
-	blockLen   = 1024
-	arenaChunk = 64 << 10
-	// A map that grew past keepMap keys in a large mutation is dropped by
-	// reset rather than cleared: clearing costs its capacity, every
-	// mutation after.
-	keepMap = 4096
+	chunkShift = 16
+	chunkWords = 1 << chunkShift
+	firstBlock = 4    // numbers in a key's first block
+	maxBlock   = 1024 // and at most in any block, so that a block fits a chunk
+	minTable   = 1 << 10
+	// A table grown past keepTable slots in a large mutation is dropped by
+	// reset rather than cleared: clearing costs its size, every mutation
+	// after.
+	keepTable = 1 << 16
 )
 
-func newPostingSet() *postingSet { return &postingSet{other: map[string]int32{}} }
+func newPostingSet() *postingSet { return &postingSet{seed: maphash.MakeSeed()} }
+
+// blockCap is the capacity of the k-th block (from 0) of a chain.
+func blockCap(k uint32) uint32 { return min(uint32(firstBlock)<<min(k, 16), maxBlock) }
 
 // reset empties the set, keeping its memory for the next mutation.
 func (s *postingSet) reset() {
-	for _, id := range s.used {
-		pp := &s.paths[id]
-		pp.inUse, pp.bare = false, [len(bareFams)]int32{}
-		for i, m := range pp.values {
-			if len(m) > keepMap {
-				pp.values[i] = nil
-			} else {
-				clear(m)
-			}
+	if len(s.table) > keepTable {
+		s.table, s.ents, s.keys = nil, nil, nil
+		if len(s.chunks) > 0 {
+			s.chunks = s.chunks[:1:1]
+		}
+	} else {
+		clear(s.table)
+		s.ents, s.keys = s.ents[:0], s.keys[:0]
+		if len(s.chunks) > 0 {
+			s.chunks = s.chunks[:1]
 		}
 	}
-	s.used = s.used[:0]
-	if len(s.other) > keepMap {
-		s.other = map[string]int32{}
-	} else {
-		clear(s.other)
-	}
-	for i := int32(0); i < s.n; i += blockLen {
-		b := s.blocks[i/blockLen]
-		clear(b[:min(blockLen, s.n-i)]) // drop references to overflow slices
-	}
-	s.n = 0
-	if len(s.chunks) > 0 {
-		s.chunks = append(s.chunks[:0], s.chunks[0][:0])
-	}
+	s.fill = 1 // offset 0 means no block
 }
 
 // len returns the number of keys in the set.
-func (s *postingSet) len() int { return int(s.n) }
+func (s *postingSet) len() int { return len(s.ents) }
 
-// at returns the i-th posting.
-func (s *postingSet) at(i int32) *posting { return &s.blocks[i/blockLen][i%blockLen] }
-
-// add records num under key; key is not retained.
+// add records num under key; key is not retained. Numbers must come in
+// ascending order per key; a repeat of the last is dropped.
 func (s *postingSet) add(key []byte, num uint32) {
-	s.slot(key).add(num)
+	h := uint32(maphash.Bytes(s.seed, key))
+	slot, i := s.lookup(key, h)
+	if i < 0 {
+		i = s.insert(key, h, slot)
+		e := &s.ents[i]
+		e.n, e.last = 1, num
+		return
+	}
+	if e := &s.ents[i]; e.last != num {
+		s.append(e, num)
+	}
 }
 
-// slot returns the posting of key, adding an empty one when it has none.
-func (s *postingSet) slot(key []byte) *posting {
-	pp, slot := s.pathOf(key, true)
+// append adds num to e, a key with at least one number.
+func (s *postingSet) append(e *pent, num uint32) {
 	switch {
-	case pp == nil:
-		i, ok := s.other[string(key)] // no allocation on lookup
-		if !ok {
-			i = s.push(key)
-			s.other[s.at(i).key] = i
-		}
-		return s.at(i)
-	case slot < 0:
-		ref := &pp.bare[-slot-1]
-		if *ref == 0 {
-			*ref = s.push(key) + 1
-		}
-		return s.at(*ref - 1)
-	}
-	m := pp.values[slot-1]
-	if m == nil {
-		m = map[string]int32{}
-		pp.values[slot-1] = m
-	}
-	i, ok := m[string(key[pathKeyLen:])]
-	if !ok {
-		i = s.push(key)
-		m[s.at(i).key[pathKeyLen:]] = i
-	}
-	return s.at(i)
-}
-
-// find returns the posting of key, nil when the set has none.
-func (s *postingSet) find(key string) *posting {
-	pp, slot := s.pathOf(unsafe.Slice(unsafe.StringData(key), len(key)), false)
-	switch {
-	case pp == nil && slot != 0: // a path key of a path the set does not hold
-		return nil
-	case pp == nil:
-		if i, ok := s.other[key]; ok {
-			return s.at(i)
-		}
-	case slot < 0:
-		if i := pp.bare[-slot-1]; i > 0 {
-			return s.at(i - 1)
-		}
+	case e.n == 1:
+		b := s.block(firstBlock)
+		c := s.chunks[b>>chunkShift]
+		o := b & (chunkWords - 1)
+		c[o+1], c[o+2] = e.last, num
+		e.head, e.tail, e.used, e.blocks = b, b, 2, 1
+	case e.used == blockCap(e.blocks-1):
+		b := s.block(blockCap(e.blocks))
+		s.chunks[e.tail>>chunkShift][e.tail&(chunkWords-1)] = b
+		s.chunks[b>>chunkShift][b&(chunkWords-1)+1] = num
+		e.tail, e.used = b, 1
+		e.blocks++
 	default:
-		if i, ok := pp.values[slot-1][key[pathKeyLen:]]; ok {
-			return s.at(i)
-		}
+		s.chunks[e.tail>>chunkShift][e.tail&(chunkWords-1)+1+e.used] = num
+		e.used++
 	}
-	return nil
+	e.n++
+	e.last = num
 }
 
-// pathOf returns the path's postings and the family's slot when key is
-// a path key; nil and 0 when it is another key; nil and the slot when
-// it is a path key of a path the set does not hold and add is false.
-func (s *postingSet) pathOf(key []byte, add bool) (*pathPostings, int8) {
-	if len(key) < pathKeyLen {
-		return nil, 0
-	}
-	slot := famSlots[key[1]]
-	if slot == 0 || (slot < 0 && len(key) != pathKeyLen) {
-		return nil, 0
-	}
-	id := binary.BigEndian.Uint32(key[2:pathKeyLen])
-	if id >= maxSlotID {
-		return nil, 0
-	}
-	if int(id) >= len(s.paths) {
-		if !add {
-			return nil, slot
+// block carves a block of capacity c (and its link word) from the slab
+// and returns its offset.
+func (s *postingSet) block(c uint32) uint32 {
+	need := c + 1
+	if len(s.chunks) == 0 || s.fill+need > chunkWords {
+		if n := len(s.chunks); n < cap(s.chunks) && s.chunks[:n+1][n] != nil {
+			s.chunks = s.chunks[:n+1] // a chunk kept by reset
+		} else {
+			s.chunks = append(s.chunks, make([]uint32, chunkWords))
 		}
-		s.paths = append(s.paths, make([]pathPostings, int(id)+1-len(s.paths))...)
-	}
-	pp := &s.paths[id]
-	if !pp.inUse {
-		if !add {
-			return nil, slot
+		s.fill = 0
+		if len(s.chunks) == 1 {
+			s.fill = 1 // offset 0 means no block
 		}
-		pp.inUse = true
-		s.used = append(s.used, id)
 	}
-	return pp, slot
+	off := uint32(len(s.chunks)-1)<<chunkShift | s.fill
+	s.chunks[len(s.chunks)-1][s.fill] = 0
+	s.fill += need
+	return off
 }
 
-// push appends an empty posting for key and returns its index.
-func (s *postingSet) push(key []byte) int32 {
-	i := s.n
-	if int(i/blockLen) == len(s.blocks) {
-		s.blocks = append(s.blocks, make([]posting, blockLen))
+// lookup returns the table slot of key, whose hash is h, and its entry
+// index; -1 and the empty slot it would take when the set has no key.
+func (s *postingSet) lookup(key []byte, h uint32) (uint32, int) {
+	if len(s.table) == 0 {
+		s.table = make([]uint32, minTable)
 	}
-	s.n++
-	*s.at(i) = posting{key: s.intern(key)}
+	mask := uint32(len(s.table) - 1)
+	for slot := h & mask; ; slot = (slot + 1) & mask {
+		v := s.table[slot]
+		if v == 0 {
+			return slot, -1
+		}
+		if e := &s.ents[v-1]; e.hash == h && string(s.keys[e.koff:e.koff+e.klen]) == string(key) {
+			return slot, int(v - 1)
+		}
+	}
+}
+
+// insert adds an entry for key, whose hash is h, at the empty table slot
+// lookup returned, and returns its index.
+func (s *postingSet) insert(key []byte, h, slot uint32) int {
+	i := len(s.ents)
+	s.ents = append(s.ents, pent{hash: h, koff: uint32(len(s.keys)), klen: uint32(len(key))})
+	s.keys = append(s.keys, key...)
+	s.table[slot] = uint32(i + 1)
+	if 2*len(s.ents) > len(s.table) { // at most half full: probes stay short
+		s.grow()
+	}
 	return i
 }
 
-// posting is one key's document numbers, ascending. Numbers arrive in
-// ascending order for puts, so appending (skipping a repeat of the last)
-// is cheaper than a bitmap insert.
+// grow doubles the table.
+func (s *postingSet) grow() {
+	s.table = make([]uint32, 2*len(s.table))
+	mask := uint32(len(s.table) - 1)
+	for i := range s.ents {
+		slot := s.ents[i].hash & mask
+		for s.table[slot] != 0 {
+			slot = (slot + 1) & mask
+		}
+		s.table[slot] = uint32(i + 1)
+	}
+}
+
+// key returns entry i's key, valid until the set is reset.
+func (s *postingSet) key(i int) []byte {
+	e := &s.ents[i]
+	return s.keys[e.koff : e.koff+e.klen : e.koff+e.klen]
+}
+
+// appendNums appends entry i's numbers to dst, ascending when they were
+// added in order.
+func (s *postingSet) appendNums(dst []uint32, i int) []uint32 {
+	e := &s.ents[i]
+	if e.n == 1 {
+		return append(dst, e.last)
+	}
+	for b, k := e.head, uint32(0); b != 0; k++ {
+		c := s.chunks[b>>chunkShift]
+		o := b & (chunkWords - 1)
+		n := blockCap(k)
+		if b == e.tail {
+			n = e.used
+		}
+		dst = append(dst, c[o+1:o+1+n]...)
+		b = c[o]
+	}
+	return dst
+}
+
+// posting is one key of a set, as find and each return it.
 type posting struct {
-	key    string
-	inline [2]uint32
-	n      int      // numbers held
-	more   []uint32 // all numbers, once there are more than inline holds
-}
-
-// intern copies key into the arena and returns it as a string over it.
-func (s *postingSet) intern(key []byte) string {
-	if len(key) == 0 {
-		return ""
-	}
-	n := len(s.chunks)
-	if n == 0 || cap(s.chunks[n-1])-len(s.chunks[n-1]) < len(key) {
-		s.chunks = append(s.chunks, make([]byte, 0, max(arenaChunk, len(key))))
-		n++
-	}
-	c := s.chunks[n-1]
-	start := len(c)
-	c = append(c, key...)
-	s.chunks[n-1] = c
-	return unsafe.String(&c[start], len(key))
-}
-
-func (p *posting) add(num uint32) {
-	switch {
-	case p.n > 0 && p.last() == num:
-		return
-	case p.n < len(p.inline):
-		p.inline[p.n] = num
-	case p.n == len(p.inline):
-		p.more = append(append(make([]uint32, 0, 8), p.inline[:]...), num)
-	default:
-		p.more = append(p.more, num)
-	}
-	p.n++
-}
-
-func (p *posting) last() uint32 {
-	if p.n > len(p.inline) {
-		return p.more[p.n-1]
-	}
-	return p.inline[p.n-1]
+	s *postingSet
+	i int
 }
 
 // nums returns the numbers, ascending when they were added in order.
-func (p *posting) nums() []uint32 {
-	if p.n > len(p.inline) {
-		return p.more
-	}
-	return p.inline[:p.n]
-}
+func (p *posting) nums() []uint32 { return p.s.appendNums(nil, p.i) }
 
 func (p *posting) bitmap() *roaring.Bitmap {
 	bm := roaring.New()
@@ -270,11 +224,24 @@ func (p *posting) bitmap() *roaring.Bitmap {
 	return bm
 }
 
+// find returns the posting of key, nil when the set has none.
+func (s *postingSet) find(key string) *posting {
+	if len(s.ents) == 0 {
+		return nil
+	}
+	k := unsafe.Slice(unsafe.StringData(key), len(key))
+	if _, i := s.lookup(k, uint32(maphash.Bytes(s.seed, k))); i >= 0 {
+		return &posting{s, i}
+	}
+	return nil
+}
+
 // flushAdds writes one "set" operand per key.
 func (s *postingSet) flushAdds(w *store.IndexWriter) error {
-	for i := int32(0); i < s.n; i++ {
-		p := s.at(i)
-		if err := w.AddSorted([]byte(p.key), p.nums()); err != nil {
+	var nums []uint32
+	for i := range s.ents {
+		nums = s.appendNums(nums[:0], i)
+		if err := w.AddSorted(s.key(i), nums); err != nil {
 			return err
 		}
 	}
@@ -283,9 +250,9 @@ func (s *postingSet) flushAdds(w *store.IndexWriter) error {
 
 // flushRemoves writes one "clear" operand per key.
 func (s *postingSet) flushRemoves(w *store.IndexWriter) error {
-	for i := int32(0); i < s.n; i++ {
-		p := s.at(i)
-		if err := w.RemoveBits([]byte(p.key), p.bitmap()); err != nil {
+	for i := range s.ents {
+		p := posting{s, i}
+		if err := w.RemoveBits(s.key(i), p.bitmap()); err != nil {
 			return err
 		}
 	}
@@ -293,10 +260,10 @@ func (s *postingSet) flushRemoves(w *store.IndexWriter) error {
 }
 
 // each calls fn for every key and its numbers, in the order the keys
-// were first added.
+// were first added. The key string is valid until the set is reset.
 func (s *postingSet) each(fn func(key string, p *posting)) {
-	for i := int32(0); i < s.n; i++ {
-		p := s.at(i)
-		fn(p.key, p)
+	for i := range s.ents {
+		k := s.key(i)
+		fn(unsafe.String(unsafe.SliceData(k), len(k)), &posting{s, i})
 	}
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // every absent key not found, in the order the keys came.
 func TestPostingSetEqualsMap(t *testing.T) {
 	fams := []byte{famExists, famLong, famNoGram, famEq, famRange, famBucket, famGram, famShort, famKind, famAll}
-	ids := []uint32{0, 1, 2, 7, 300, maxSlotID - 1, maxSlotID, 1<<32 - 1}
+	ids := []uint32{0, 1, 2, 7, 300, 1<<18 - 1, 1 << 18, 1<<32 - 1}
 	rapid.Check(t, func(t *rapid.T) {
 		s := newPostingSet()
 		for range rapid.IntRange(1, 4).Draw(t, "mutations") {
@@ -65,4 +66,53 @@ func TestPostingSetEqualsMap(t *testing.T) {
 			s.reset()
 		}
 	})
+}
+
+// TestPostingSetLongChains adds numbers enough to chain many blocks per
+// key across slab chunks, and keys enough to grow the table many times,
+// over two mutations, the second after a reset that drops the grown
+// table: every key keeps exactly its numbers, in order.
+func TestPostingSetLongChains(t *testing.T) {
+	s := newPostingSet()
+	for round := range 2 {
+		want := map[string][]uint32{}
+		var order []string
+		add := func(k string, n uint32) {
+			if _, ok := want[k]; !ok {
+				order = append(order, k)
+			}
+			if w := want[k]; len(w) == 0 || w[len(w)-1] != n {
+				want[k] = append(w, n)
+			}
+			s.add([]byte(k), n)
+		}
+		for n := uint32(1); n <= 150_000; n++ {
+			add("Xa", n)
+			add("Xa", n) // a repeat is dropped
+			if n%3 == 0 {
+				add("Xe\x00\x00\x00\x01", n)
+			}
+			add(fmt.Sprintf("Xq\x00\x00\x00\x02%d", (n*7919+uint32(round))%100_000), n)
+		}
+		if s.len() != len(order) {
+			t.Fatalf("round %d: len %d, want %d", round, s.len(), len(order))
+		}
+		i := 0
+		s.each(func(k string, p *posting) {
+			if k != order[i] {
+				t.Fatalf("round %d: key %d is %q, want %q", round, i, k, order[i])
+			}
+			if got := p.nums(); !slices.Equal(got, want[k]) {
+				t.Fatalf("round %d: key %q: %d numbers, want %d", round, k, len(got), len(want[k]))
+			}
+			i++
+		})
+		if p := s.find("Xq\x00\x00\x00\x02x"); p != nil {
+			t.Fatalf("round %d: found a key never added", round)
+		}
+		s.reset()
+		if s.len() != 0 || s.find("Xa") != nil {
+			t.Fatalf("round %d: reset left keys", round)
+		}
+	}
 }

@@ -39,11 +39,12 @@ type Loader struct {
 	dir   string         // the temporary directory of the runs
 	run   *loadRun       // the run being built
 	runs  []spilled      // spilled runs, in order
-	mem   map[string][]byte
+	mem   *loadMem
 	opts  LoadOptions
 	bad   error // the first failed Add: Commit refuses
 	added int
 	ended bool
+	buf   []byte // scratch
 }
 
 // loadTempDir is the Loader's directory inside the store.
@@ -94,7 +95,7 @@ func (s *Store) NewLoader(ctx context.Context, opts *LoadOptions) (*Loader, erro
 		s.mu.Unlock()
 		return nil, err
 	}
-	l := &Loader{s: s, ix: xi, opts: opts.withDefaults(), dir: filepath.Join(s.dir, loadTempDir), mem: map[string][]byte{}}
+	l := &Loader{s: s, ix: xi, opts: opts.withDefaults(), dir: filepath.Join(s.dir, loadTempDir), mem: newLoadMem()}
 	if err := l.removeTemp(); err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -153,7 +154,7 @@ func (l *Loader) Add(pd *Prepared) (Ref, error) {
 
 // get implements docSink: the load's own keys, then the committed store.
 func (l *Loader) get(key, dst []byte) ([]byte, bool, error) {
-	if v, ok := l.mem[string(key)]; ok {
+	if v, ok := l.mem.get(key); ok {
 		return append(dst, v...), true, nil
 	}
 	return l.s.kv.get(key, dst)
@@ -164,7 +165,7 @@ func (l *Loader) get(key, dst []byte) ([]byte, bool, error) {
 func (l *Loader) set(key, value []byte) error {
 	switch key[0] {
 	case prefixID, prefixNatural, prefixRefs:
-		l.mem[string(key)] = append([]byte(nil), value...)
+		l.mem.set(key, value)
 	case prefixDoc:
 		// The load's checks read records (kind, owner, signals), never
 		// bodies: a record is remembered with its inline body cut to the
@@ -177,7 +178,8 @@ func (l *Loader) set(key, value []byte) error {
 		if rec.inline != nil {
 			rec.inline = rec.inline[:1]
 		}
-		l.mem[string(key)] = rec.append(nil, num)
+		l.buf = rec.append(l.buf[:0], num)
+		l.mem.set(key, l.buf)
 	}
 	l.run.set(key, value)
 	return nil

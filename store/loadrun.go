@@ -31,21 +31,39 @@ import (
 // numbers as 4-byte little-endian words. The ranges are merged on
 // goroutines of their own, each into its own sstables: ranges do not
 // overlap, so neither do the tables.
+//
+// The run in memory holds no pointer the garbage collector must follow
+// besides its chunk list: a run of 100,000 documents is millions of keys
+// and values, and a slice pair per entry made every collection scan all
+// of them. Keys and values live end to end in fixed chunks, addressed by
+// (chunk, offset), and an entry keeps its key's first eight bytes as an
+// integer, which orders most keys without reading the arena.
 type loadRun struct {
-	ents  []runEntry
-	bytes int // keys and values held
-	docs  int
+	ents   []runEnt
+	chunks [][]byte // chunks[len-1] is being filled
+	bytes  int      // keys and values held
+	docs   int
 }
 
+// runEnt is an entry of a run in memory.
+type runEnt struct {
+	pre        uint64 // the key's first 8 bytes, big-endian, zero-padded
+	chunk, off uint32 // the key, then the value, are chunks[chunk][off:]
+	klen, vlen uint32
+	seq        int32 // the order it was set in: of two values of a key the later wins
+	posting    bool
+}
+
+// runEntry is an entry as the merge reads it.
 type runEntry struct {
 	key, value []byte
-	seq        int32 // the order it was set in: of two values of a key the later wins
 	posting    bool
 }
 
 const (
 	tagPlain   = 's'
 	tagPosting = 'p'
+	runChunk   = 4 << 20
 )
 
 func newLoadRun() *loadRun { return &loadRun{} }
@@ -69,40 +87,93 @@ func rangeOf(key []byte) int {
 // rangePath is the file of range r of the run spilled at path.
 func rangePath(path string, r int) string { return fmt.Sprintf("%s.r%d", path, r) }
 
-func (r *loadRun) set(key, value []byte) {
-	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: bytes.Clone(value), seq: int32(len(r.ents))})
-	r.bytes += len(key) + len(value)
+// alloc returns room for n bytes in the arena and its address.
+func (r *loadRun) alloc(n int) ([]byte, uint32, uint32) {
+	c := len(r.chunks) - 1
+	if c < 0 || cap(r.chunks[c])-len(r.chunks[c]) < n {
+		r.chunks = append(r.chunks, make([]byte, 0, max(runChunk, n)))
+		c++
+	}
+	off := len(r.chunks[c])
+	r.chunks[c] = r.chunks[c][:off+n]
+	return r.chunks[c][off : off+n], uint32(c), uint32(off)
 }
 
+// add appends an entry of key and a value of vlen bytes, and returns
+// the value's room.
+func (r *loadRun) add(key []byte, vlen int, posting bool) []byte {
+	b, c, off := r.alloc(len(key) + vlen)
+	copy(b, key)
+	r.ents = append(r.ents, runEnt{pre: prefix8(key), chunk: c, off: off, klen: uint32(len(key)), vlen: uint32(vlen),
+		seq: int32(len(r.ents)), posting: posting})
+	r.bytes += len(key) + vlen
+	return b[len(key):]
+}
+
+func (r *loadRun) set(key, value []byte) { copy(r.add(key, len(value), false), value) }
+
 func (r *loadRun) posting(key []byte, nums []uint32) {
-	v := make([]byte, 4*len(nums))
+	v := r.add(key, 4*len(nums), true)
 	for i, n := range nums {
 		binary.LittleEndian.PutUint32(v[4*i:], n)
 	}
-	r.ents = append(r.ents, runEntry{key: bytes.Clone(key), value: v, seq: int32(len(r.ents)), posting: true})
-	r.bytes += len(key) + len(v)
+}
+
+// prefix8 is the first eight bytes of key as a big-endian integer: keys
+// order as these do, then as the rest of their bytes.
+func prefix8(key []byte) uint64 {
+	if len(key) >= 8 {
+		return binary.BigEndian.Uint64(key)
+	}
+	var b [8]byte
+	copy(b[:], key)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+func (r *loadRun) key(e *runEnt) []byte {
+	c := r.chunks[e.chunk]
+	return c[e.off : e.off+e.klen : e.off+e.klen]
+}
+
+func (r *loadRun) entry(e *runEnt) runEntry {
+	c := r.chunks[e.chunk]
+	k := e.off + e.klen
+	return runEntry{key: c[e.off:k:k], value: c[k : k+e.vlen : k+e.vlen], posting: e.posting}
+}
+
+func (r *loadRun) compare(a, b *runEnt) int {
+	if a.pre != b.pre {
+		if a.pre < b.pre {
+			return -1
+		}
+		return 1
+	}
+	if c := bytes.Compare(r.key(a), r.key(b)); c != 0 {
+		return c
+	}
+	return int(a.seq - b.seq)
 }
 
 // sort orders the entries by key, a range per goroutine, and returns
 // them by range; of two plain values of one key (a reference count
 // counted up twice) the later wins.
-func (r *loadRun) sort() map[int][]runEntry {
-	parts := map[int][]runEntry{}
+func (r *loadRun) sort() map[int][]runEnt {
+	parts := map[int][]runEnt{}
 	for _, e := range r.ents { // stable: a key's entries keep their order
-		i := rangeOf(e.key)
+		i := rangeOf(r.key(&e))
 		parts[i] = append(parts[i], e)
 	}
 	r.ents = nil
 	ranges := slices.Collect(maps.Keys(parts))
-	sorted := make([][]runEntry, len(ranges))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	sorted := make([][]runEnt, len(ranges))
 	for i, rg := range ranges {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			sorted[i] = sortEntries(parts[rg])
+			sorted[i] = r.sortEntries(parts[rg])
 		}()
 	}
 	wg.Wait()
@@ -112,16 +183,12 @@ func (r *loadRun) sort() map[int][]runEntry {
 	return parts
 }
 
-func sortEntries(ents []runEntry) []runEntry {
-	slices.SortFunc(ents, func(a, b runEntry) int {
-		if c := bytes.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return int(a.seq - b.seq)
-	})
+func (r *loadRun) sortEntries(ents []runEnt) []runEnt {
+	slices.SortFunc(ents, func(a, b runEnt) int { return r.compare(&a, &b) })
 	out := ents[:0]
 	for i, e := range ents {
-		if i+1 < len(ents) && bytes.Equal(e.key, ents[i+1].key) && !e.posting && !ents[i+1].posting {
+		if i+1 < len(ents) && !e.posting && !ents[i+1].posting && e.pre == ents[i+1].pre &&
+			bytes.Equal(r.key(&e), r.key(&ents[i+1])) {
 			continue
 		}
 		out = append(out, e)
@@ -139,7 +206,7 @@ type spilled struct {
 func (r *loadRun) spill(fs vfs.FS, path string) (spilled, error) {
 	sp := spilled{path: path, ranges: map[int]bool{}}
 	for i, ents := range r.sort() {
-		if err := spillRange(fs, rangePath(path, i), ents); err != nil {
+		if err := r.spillRange(fs, rangePath(path, i), ents); err != nil {
 			return sp, err
 		}
 		sp.ranges[i] = true
@@ -147,14 +214,15 @@ func (r *loadRun) spill(fs vfs.FS, path string) (spilled, error) {
 	return sp, nil
 }
 
-func spillRange(fs vfs.FS, path string, ents []runEntry) error {
+func (r *loadRun) spillRange(fs vfs.FS, path string, ents []runEnt) error {
 	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr []byte
-	for _, e := range ents {
+	for i := range ents {
+		e := r.entry(&ents[i])
 		hdr = binary.AppendUvarint(hdr[:0], uint64(len(e.key)))
 		hdr = append(hdr, e.key...)
 		hdr = append(hdr, tagOf(e.posting))
@@ -187,7 +255,8 @@ func tagOf(posting bool) byte {
 type runSource struct {
 	order int // the run's position: later runs win and hold later numbers
 	cur   runEntry
-	ents  []runEntry    // in memory
+	run   *loadRun // in memory: ents are run's
+	ents  []runEnt
 	r     *bufio.Reader // spilled
 	f     vfs.File
 }
@@ -198,7 +267,7 @@ func (s *runSource) next() (bool, error) {
 		if len(s.ents) == 0 {
 			return false, nil
 		}
-		s.cur, s.ents = s.ents[0], s.ents[1:]
+		s.cur, s.ents = s.run.entry(&s.ents[0]), s.ents[1:]
 		return true, nil
 	}
 	kl, err := binary.ReadUvarint(s.r)
@@ -292,7 +361,7 @@ func (l *Loader) merge() ([]string, error) {
 
 // mergeRange merges range r of the spilled runs and last, the last
 // run's entries of the range, into tables.
-func (l *Loader) mergeRange(view *view, r int, last []runEntry) ([]string, error) {
+func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) {
 	fs := l.s.kv.fs()
 	h := make(sources, 0, len(l.runs)+1)
 	defer func() {
@@ -312,7 +381,7 @@ func (l *Loader) mergeRange(view *view, r int, last []runEntry) ([]string, error
 		}
 		h = append(h, &runSource{order: i, f: f, r: bufio.NewReaderSize(f, 1<<20)})
 	}
-	h = append(h, &runSource{order: len(l.runs), ents: last})
+	h = append(h, &runSource{order: len(l.runs), run: l.run, ents: last})
 	live := h[:0]
 	for _, s := range h {
 		ok, err := s.next()
