@@ -1,13 +1,12 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -43,8 +42,9 @@ type Index struct {
 	rank  rankTree // the committed rank order in memory (rank.go)
 	x     extractor
 	key   []byte
-	cache bitmapCache // hot posting lists, updated by every commit's delta
-	order []*posting  // Flush's postings in key order, kept for the next
+	cache bitmapCache     // hot posting lists, updated by every commit's delta
+	order []sortedPosting // Flush's postings in key order, kept for the next
+	nums  []uint32        // a posting's numbers as Flush writes them
 
 	cfg      Config       // what Load found, or want
 	want     *Config      // the configuration Configure sets; nil keeps the stored one
@@ -249,19 +249,30 @@ func (ix *Index) flushSorted(w *store.IndexWriter) error {
 	ix.sh.wait()
 	ps := ix.order[:0]
 	for _, s := range ix.addSets() {
-		s.each(func(_ string, p *posting) { ps = append(ps, p) })
+		for i := range s.len() {
+			ps = append(ps, sortedPosting{s.key(i), s, i})
+		}
 	}
-	slices.SortFunc(ps, func(a, b *posting) int { return strings.Compare(a.key, b.key) })
+	slices.SortFunc(ps, func(a, b sortedPosting) int { return bytes.Compare(a.key, b.key) })
 	var err error
 	for _, p := range ps {
-		// The writer copies the key: it may point into the set's arena.
-		if err = w.AddSorted(unsafe.Slice(unsafe.StringData(p.key), len(p.key)), p.nums()); err != nil {
+		// The writer copies the key and the numbers.
+		ix.nums = p.s.appendNums(ix.nums[:0], p.i)
+		if err = w.AddSorted(p.key, ix.nums); err != nil {
 			break
 		}
 	}
 	clear(ps)
 	ix.order = ps[:0]
 	return err
+}
+
+// sortedPosting is one posting key of a mutation's sets, as flushSorted
+// orders them: the key (in its set's arena) and where its numbers are.
+type sortedPosting struct {
+	key []byte
+	s   *postingSet
+	i   int
 }
 
 // Done implements store.Indexer: committed paths become visible to
