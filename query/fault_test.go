@@ -63,7 +63,8 @@ func faultResolve(t *testing.T, s *store.Store, ix *index.Index) (*Response, err
 
 // TestFaultQueries runs the intent through the planner and the full scan
 // under each fault kind, on a store whose documents and postings are all
-// in sstables and whose block cache keeps nothing.
+// in sstables, opened afresh for every case so that its query reads
+// the files.
 func TestFaultQueries(t *testing.T) {
 	dir := t.TempDir()
 	opts := &store.Options{BlockSize: 1024, BlockCompression: "none"}
@@ -87,12 +88,25 @@ func TestFaultQueries(t *testing.T) {
 	ffs := faultfs.New(vfs.Default)
 	o := *opts
 	o.FS, o.CacheSize = ffs, 1
+	// Pebble's block cache holds the blocks a query read, beside the
+	// memtables, whatever CacheSize says: every case opens the store
+	// afresh, so its query meets the disk.
+	open := func(t *testing.T) (*store.Store, *index.Index) {
+		s, ix, err := index.Open(dir, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s, ix
+	}
 	s, ix, err := index.Open(dir, &o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	want := cleanAnswer(t, s, ix, 100)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, tc := range []struct {
 		kind     faultfs.Kind
@@ -105,13 +119,17 @@ func TestFaultQueries(t *testing.T) {
 		{faultfs.NoSpace, nil},
 	} {
 		for _, path := range []struct {
-			name string
-			ix   *index.Index
-		}{{"planner", ix}, {"full scan", nil}} {
+			name    string
+			planned bool
+		}{{"planner", true}, {"full scan", false}} {
 			t.Run(tc.kind.String()+"/"+path.name, func(t *testing.T) {
+				s, ix := open(t)
+				if !path.planned {
+					ix = nil
+				}
 				before := ffs.Count(tc.kind)
 				ffs.Set(tc.kind) // every file
-				resp, err := faultResolve(t, s, path.ix)
+				resp, err := faultResolve(t, s, ix)
 				ffs.Clear()
 				injected := ffs.Count(tc.kind) - before
 				if tc.sentinel == nil {
@@ -132,7 +150,7 @@ func TestFaultQueries(t *testing.T) {
 					t.Fatalf("a query under %s failed with %v, want %v naming the file", tc.kind, err, tc.sentinel)
 				}
 				t.Logf("%d %s faults injected: %v", injected, tc.kind, err)
-				if got := responseJSON(mustResolve(t, s, path.ix)); got != want {
+				if got := responseJSON(mustResolve(t, s, ix)); got != want {
 					t.Fatalf("after the fault cleared the answer differs:\n got %s\nwant %s", got, want)
 				}
 			})
