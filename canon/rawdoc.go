@@ -1,6 +1,9 @@
 package canon
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // RawDoc is the canonical bytes of one document together with a table of
 // its root object's members (raw key, raw value), so that several pointers
@@ -62,7 +65,9 @@ func (d *RawDoc) Reset(b []byte) {
 // that sorts late may then read the members from the end, where such a
 // name lies: "tool" in a manifest is the next to last of its members and
 // follows four fifths of its bytes. Either way a lookup finds the same
-// member; only what it skims differs.
+// member; only what it skims differs. Bytes in another form are read
+// without a panic, but a late name may then be found where reading from
+// the start would stop.
 func (d *RawDoc) ResetCanonical(b []byte) {
 	d.Reset(b)
 	d.canonical = true
@@ -226,22 +231,24 @@ func (d *RawDoc) lookupBack(name string) (key, value []byte, found, sure bool) {
 
 // memberBefore reads, backwards, the member of an object in b whose value
 // ends just before end, and returns the offset of its key; ok is false
-// where the bytes do not read as a member. What it reads is checked with
-// memberAt, the forward reader, so it never disagrees with it.
+// where the bytes do not read as a member. In RFC 8785 bytes (valid JSON,
+// no whitespace) reading a value backwards finds the value memberAt, the
+// forward reader, finds from its key: a string's opening quote is the
+// first quote before it that no backslash escapes, and a container's
+// opening bracket the first one before it outside strings that balances
+// it. So the value is not read again forwards; the key is, which costs a
+// few bytes and proves that the member starts where the backward read
+// says (a well-formed string, then the colon).
 func memberBefore(b []byte, end int) (start int, key, value []byte, ok bool) {
 	vs := valueStart(b, end)
 	if vs < 3 || b[vs-1] != ':' || b[vs-2] != '"' {
 		return 0, nil, nil, false
 	}
 	start = stringStart(b, vs-2)
-	if start < 1 || b[start-1] != ',' && b[start-1] != '{' {
+	if start < 1 || b[start-1] != ',' && b[start-1] != '{' || skipString(b, start) != vs-1 {
 		return 0, nil, nil, false
 	}
-	k, v, _ := memberAt(b, start)
-	if v == nil || len(k) != vs-1-start || len(v) != end-vs {
-		return 0, nil, nil, false
-	}
-	return start, k, v, true
+	return start, b[start : vs-1], b[vs:end], true
 }
 
 // valueStart returns the offset of the first byte of the value whose last
@@ -254,22 +261,7 @@ func valueStart(b []byte, end int) int {
 	case '"':
 		return stringStart(b, end-1)
 	case '}', ']':
-		depth := 0
-		for i := end - 1; i >= 0; i-- {
-			switch b[i] {
-			case '"':
-				if i = stringStart(b, i); i < 0 {
-					return -1
-				}
-			case '}', ']':
-				depth++
-			case '{', '[':
-				if depth--; depth == 0 {
-					return i
-				}
-			}
-		}
-		return -1
+		return containerStart(b, end-1)
 	}
 	i := end - 1
 	for i >= 0 && !isDelim(b[i]) && b[i] != '{' && b[i] != '[' && b[i] != '"' {
@@ -281,12 +273,38 @@ func valueStart(b []byte, end int) int {
 	return i + 1
 }
 
+// containerStart returns the offset of the bracket that opens the object
+// or array whose closing bracket is b[c], or -1. It looks only at the
+// bytes skipContainer does (structural), and jumps over each string from
+// its closing quote to its opening one.
+func containerStart(b []byte, c int) int {
+	depth := 0
+	for i := c; i >= 0; i-- {
+		if !structural[b[i]] {
+			continue
+		}
+		switch b[i] {
+		case '"':
+			if i = stringStart(b, i); i < 0 {
+				return -1
+			}
+		case '}', ']':
+			depth++
+		default: // '{', '['
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // stringStart returns the offset of the quote that opens the string whose
 // closing quote is b[q], or -1. Inside a string a quote is escaped, so
 // follows an odd run of backslashes; the opening one follows none.
 func stringStart(b []byte, q int) int {
-	for j := q - 1; j >= 0; j-- {
-		if j = bytes.LastIndexByte(b[:j+1], '"'); j < 0 {
+	for j := q; j > 0; {
+		if j = lastQuote(b, j); j < 0 {
 			return -1
 		}
 		n := 0
@@ -298,4 +316,19 @@ func stringStart(b []byte, q int) int {
 		}
 	}
 	return -1
+}
+
+// lastQuote is bytes.LastIndexByte(b[:i], '"'), eight bytes a step:
+// strings are most of a document's bytes, and the standard library
+// searches backwards one byte at a time.
+func lastQuote(b []byte, i int) int {
+	const ones, highs, quotes = 0x0101010101010101, 0x8080808080808080, 0x2222222222222222
+	for ; i >= 8; i -= 8 {
+		// A byte of w is zero where b holds a quote; (w-ones)&^w&highs
+		// is non-zero exactly when some byte of w is zero.
+		if w := binary.LittleEndian.Uint64(b[i-8:i]) ^ quotes; (w-ones)&^w&highs != 0 {
+			break // a quote among these eight bytes
+		}
+	}
+	return bytes.LastIndexByte(b[:i], '"')
 }

@@ -1,6 +1,7 @@
 package canon
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
@@ -201,4 +202,18 @@ func TestRawDocReadsLateNamesFromTheEnd(t *testing.T) {
 	d.lookup("x")
 	d.lookup("q")
 	checkDocMembers(t, &d)
+}
+
+// TestLastQuote: the eight-bytes-a-step search finds the quote
+// bytes.LastIndexByte does, among bytes next to a quote's value ('!',
+// '#', 0xa2) and those the zero-byte test borrows across (0x00, 0x01).
+func TestLastQuote(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.SampledFrom([]byte{'"', '\\', '!', '#', 0xa2, 0x00, 0x01, 'a'}), 0, 40).Draw(t, "b")
+		for i := 0; i <= len(b); i++ {
+			if got, want := lastQuote(b, i), bytes.LastIndexByte(b[:i], '"'); got != want {
+				t.Fatalf("lastQuote(%q, %d) = %d, want %d", b, i, got, want)
+			}
+		}
+	})
 }

@@ -10,7 +10,9 @@ import (
 // values in the same order as Resolve over the decoded tree, and the
 // kept-walker and path-reporting variants agree with it; on any input at
 // all, canonical or not, it never panics, and resolving through a RawDoc
-// selects exactly what the walk over the bytes does.
+// selects exactly what the walk over the bytes does; through a RawDoc
+// reset with ResetCanonical it never panics either, and over canonical
+// bytes selects what Resolve does.
 func FuzzResolveRaw(f *testing.F) {
 	for _, s := range []struct{ doc, ptr string }{
 		{`{"a":{"b":[1,{"c":2}]}}`, "/a/b/1/c"},
@@ -34,6 +36,9 @@ func FuzzResolveRaw(f *testing.F) {
 		d := NewRawDoc([]byte(doc))                                  // through the table, exactly the walk over the bytes
 		checkDocWalker(t, &w, p, d)
 		checkDocMembers(t, d)
+		d.ResetCanonical([]byte(doc)) // late names read from the end: no panic, whatever the bytes
+		p.ResolveRawDoc(d, func([]byte) bool { return true })
+		d.EachMember(func(_, _ []byte) bool { return true })
 		c, err := Canonicalize(nil, []byte(doc), nil)
 		if err != nil {
 			return
@@ -46,6 +51,10 @@ func FuzzResolveRaw(f *testing.F) {
 		got := rawResolved(t, p, c)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q over %s:\nResolveRaw %s\nResolve    %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
+		}
+		d.ResetCanonical(c)
+		if got := rawDocResolved(t, p, d); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q over %s:\nResolveRawDoc (canonical) %s\nResolve                   %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
 		}
 		n := 0
 		w.ResolvePath(p, c, func(path []RawStep, v []byte) bool {

@@ -282,43 +282,95 @@ func (ix *Index) InstantRange(ids []uint32, b InstantBounds) (*roaring.Bitmap, e
 // that lies wholly inside the range contributes its one bitmap; a bucket
 // the range cuts, at either end, is read at the next level, and at the
 // last level value by value. So a range costs about the buckets it spans,
-// whatever the number of distinct values in it.
+// whatever the number of distinct values in it. Every range of keys it
+// reads goes through one iterator, and the postings into one union.
 func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte) (*roaring.Bitmap, error) {
-	out := roaring.New()
+	rs, err := ix.r.Ranges()
+	if err != nil {
+		return nil, err
+	}
+	sc := rangeScanner{rs: rs, typ: typ, levels: bucketLevels(typ)}
 	for _, id := range ids {
-		if err := ix.bucketScan(out, id, typ, 0, lo, end); err != nil {
-			return nil, err
+		if err = sc.buckets(id, 0, lo, end); err != nil {
+			break
 		}
 	}
-	return out, nil
+	if cerr := rs.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sc.out.Bitmap(), nil
 }
 
-// bucketScan ORs into out the documents with a value in [lo, end) at path
-// id, from the buckets of the level and those below.
-func (ix *Index) bucketScan(out *roaring.Bitmap, id uint32, typ byte, level int, lo, end []byte) error {
-	levels := bucketLevels(typ)
-	if level == len(levels) {
-		return ix.valueScan(out, id, typ, lo, end)
+// rangeScanner is one rangeScan's reads: the iterator they share, the
+// union they add to, and buffers for the bounds of each range they read
+// (Visit copies them, so a nested read may take them over).
+type rangeScanner struct {
+	rs          *store.IndexRanges
+	typ         byte
+	levels      []int
+	out         store.PostingUnion
+	start, stop []byte
+	after       []byte // a bucket's prefixEnd
+}
+
+// buckets adds the documents with a value in [lo, end) at path id, from
+// the buckets of the level and those below.
+func (sc *rangeScanner) buckets(id uint32, level int, lo, end []byte) error {
+	if level == len(sc.levels) {
+		return sc.values(id, lo, end)
 	}
-	if n := levels[level]; len(lo) > n && len(end) > n && bytes.Equal(lo[:n], end[:n]) {
+	n := sc.levels[level]
+	if len(lo) > n && len(end) > n && bytes.Equal(lo[:n], end[:n]) {
 		// The range lies inside one bucket of the level, which it cuts.
-		return ix.bucketScan(out, id, typ, level+1, lo, end)
+		return sc.buckets(id, level+1, lo, end)
 	}
-	prefix := append(appendPathKey(nil, famBucket, id), typ, byte(level))
+	// A range that starts inside lo's bucket, or ends inside end's, cuts
+	// it: the next level reads it, without the bucket's own posting, the
+	// largest the range meets and the costliest to read while merge
+	// operands for it stand in several levels of the store.
+	from, to := lo, end
+	if len(lo) > n {
+		if from = prefixEnd(lo[:n]); from == nil || bytes.Compare(from, end) > 0 {
+			from = end
+		}
+		if err := sc.buckets(id, level+1, lo, from); err != nil {
+			return err
+		}
+	}
+	if len(end) > n && bytes.Compare(end[:n], from) > 0 {
+		to = end[:n]
+		if err := sc.buckets(id, level+1, to, end); err != nil {
+			return err
+		}
+	}
+	if bytes.Compare(from, to) >= 0 {
+		return nil
+	}
+	return sc.between(id, level, from, to)
+}
+
+// between adds the documents with a value in [lo, end) at path id from
+// the buckets of the level that lie inside it, and those below for the
+// buckets it cuts.
+func (sc *rangeScanner) between(id uint32, level int, lo, end []byte) error {
+	sc.start = append(appendPathKey(sc.start[:0], famBucket, id), sc.typ, byte(level))
+	n := len(sc.start)
+	sc.stop = append(append(sc.stop[:0], sc.start...), end...)
 	// No bucket below lo's own reaches lo: one that is not a prefix of lo
 	// sorts wholly before it, and the one that is (zero) is a key below lo.
-	start := append(append([]byte(nil), prefix...), rangeBucket(levels[level], lo)...)
-	stop := append(append([]byte(nil), prefix...), end...)
+	sc.start = append(sc.start, rangeBucket(sc.levels[level], lo)...)
 	var cut [][]byte // buckets the range cuts, read after the scan
-	err := ix.r.Scan(start, stop, func(key, value []byte) error {
-		b := key[len(prefix):]
-		if after := prefixEnd(b); after == nil || bytes.Compare(b, lo) < 0 || bytes.Compare(after, end) > 0 {
+	err := sc.rs.Visit(sc.start, sc.stop, func(key, value []byte) (bool, error) {
+		b := key[n:]
+		sc.after = appendPrefixEnd(sc.after[:0], b)
+		if sc.after == nil || bytes.Compare(b, lo) < 0 || bytes.Compare(sc.after, end) > 0 {
 			cut = append(cut, append([]byte(nil), b...))
-			return nil
+			return true, nil
 		}
-		bm, err := decodePosting(value)
-		out.Or(bm)
-		return err
+		return true, sc.out.Add(value)
 	})
 	if err != nil {
 		return err
@@ -331,37 +383,39 @@ func (ix *Index) bucketScan(out *roaring.Bitmap, id uint32, typ byte, level int,
 		if after := prefixEnd(b); after != nil && bytes.Compare(after, to) < 0 {
 			to = after
 		}
-		if err := ix.bucketScan(out, id, typ, level+1, from, to); err != nil {
+		if err := sc.buckets(id, level+1, from, to); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// valueScan ORs into out the range postings of type typ at path id from
-// the key suffix lo (inclusive) up to end (exclusive), one per value.
-func (ix *Index) valueScan(out *roaring.Bitmap, id uint32, typ byte, lo, end []byte) error {
-	prefix := append(appendPathKey(nil, famRange, id), typ)
-	start := append(append([]byte(nil), prefix...), lo...)
-	stop := append(append([]byte(nil), prefix...), end...)
-	return ix.r.Scan(start, stop, func(_, value []byte) error {
-		bm, err := decodePosting(value)
-		out.Or(bm)
-		return err
+// values adds the range postings of path id from the key suffix lo
+// (inclusive) up to end (exclusive), one per value.
+func (sc *rangeScanner) values(id uint32, lo, end []byte) error {
+	sc.start = append(appendPathKey(sc.start[:0], famRange, id), sc.typ)
+	sc.stop = append(append(sc.stop[:0], sc.start...), end...)
+	sc.start = append(sc.start, lo...)
+	return sc.rs.Visit(sc.start, sc.stop, func(_, value []byte) (bool, error) {
+		return true, sc.out.Add(value)
 	})
 }
 
 // prefixEnd returns the smallest byte string above every string that
 // starts with b, or nil when there is none (b is all 0xff).
-func prefixEnd(b []byte) []byte {
-	out := append([]byte(nil), b...)
-	for i := len(out) - 1; i >= 0; i-- {
-		if out[i] != 0xff {
-			out[i]++
-			return out[:i+1]
-		}
+func prefixEnd(b []byte) []byte { return appendPrefixEnd(nil, b) }
+
+// appendPrefixEnd is prefixEnd appended to dst (nil still when there is
+// none).
+func appendPrefixEnd(dst, b []byte) []byte {
+	i := len(b) - 1
+	for i >= 0 && b[i] == 0xff {
+		i--
 	}
-	return nil
+	if i < 0 {
+		return nil
+	}
+	return append(append(dst, b[:i]...), b[i]+1)
 }
 
 // Grams returns a superset of the documents with a string containing

@@ -8,7 +8,7 @@ package index
 // a decimal-string price (uniform cents 0.01–1000.00) and an RFC 3339
 // instant (uniform seconds over three years), put in batches of 1000 and
 // compacted. For each field and range, "values" ORs one posting per
-// distinct value in the range (valueScan over the whole range, as lookups
+// distinct value in the range (rangeScanner.values over the whole range, as lookups
 // did before buckets) and "buckets" is the lookup (rangeScan). Both give
 // the same documents, checked before timing; each reports "docs".
 // AQLSTORE_RANGE_INSTANT_LEVELS (e.g. "5,6,7") builds the corpus with
@@ -121,13 +121,18 @@ func BenchmarkRangeBuckets(b *testing.B) {
 				}
 			}
 			values := func() (*roaring.Bitmap, error) {
-				out := roaring.New()
+				rs, err := ix.r.Ranges()
+				if err != nil {
+					return nil, err
+				}
+				defer rs.Close()
+				sc := rangeScanner{rs: rs, typ: f.typ}
 				for _, id := range f.ids {
-					if err := ix.valueScan(out, id, f.typ, lo, end); err != nil {
+					if err := sc.values(id, lo, end); err != nil {
 						return nil, err
 					}
 				}
-				return out, nil
+				return sc.out.Bitmap(), nil
 			}
 			buckets := func() (*roaring.Bitmap, error) { return ix.rangeScan(f.ids, f.typ, lo, end) }
 			for _, way := range []struct {
