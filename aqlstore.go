@@ -20,8 +20,8 @@ type (
 	Document = store.Document
 	// Ref names a stored document: content id, kind, owner, number.
 	Ref = store.Ref
-	// Doc is a stored document as a reader receives it.
-	Doc = store.Doc
+	// StoredDoc is a stored document as a reader receives it.
+	StoredDoc = store.StoredDoc
 	// Kind names a document kind ("offer", "manifest", …).
 	Kind = canon.Kind
 	// ContentID is the sha256 of a document's canonical bytes.
@@ -142,7 +142,7 @@ func (db *DB) PutBatch(ctx context.Context, docs []Document) ([]Ref, error) {
 // Get returns the document with content id id that the context's
 // principal may read (public, its own, or granted to it), else
 // ErrNotFound.
-func (db *DB) Get(ctx context.Context, id ContentID) (*Doc, error) {
+func (db *DB) Get(ctx context.Context, id ContentID) (*StoredDoc, error) {
 	ctx, err := db.context(ctx)
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (db *DB) Get(ctx context.Context, id ContentID) (*Doc, error) {
 
 // Lookup returns the document of kind whose natural key is key, as Get
 // does: the reader's own before a public one.
-func (db *DB) Lookup(ctx context.Context, kind Kind, key string) (*Doc, error) {
+func (db *DB) Lookup(ctx context.Context, kind Kind, key string) (*StoredDoc, error) {
 	ctx, err := db.context(ctx)
 	if err != nil {
 		return nil, err

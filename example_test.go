@@ -310,7 +310,7 @@ func ExampleDB_Import() {
 	// {"category":"shoes","offer_id":"o-1","price":"80.00"}
 }
 
-func mustLookup(db *aqlstore.DB, key string) *aqlstore.Doc {
+func mustLookup(db *aqlstore.DB, key string) *aqlstore.StoredDoc {
 	doc, err := db.Lookup(tenant, "offer", key)
 	if err != nil {
 		log.Fatal(err)

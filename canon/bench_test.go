@@ -129,7 +129,7 @@ func BenchmarkCanonicalizeWide(b *testing.B) {
 }
 
 // BenchmarkSkimManifest resolves /tool/id over stored manifests through a
-// RawDoc, as a query's evaluation does first: most of its cost is
+// Members, as a query's evaluation does first: most of its cost is
 // skimming the root members RFC 8785 sorts before "tool" (forward, Reset)
 // or, read from the end (canonical, ResetCanonical), those after it and
 // "tool" itself.
@@ -142,17 +142,17 @@ func BenchmarkSkimManifest(b *testing.B) {
 	p := MustParsePointer("/tool/id")
 	for _, way := range []struct {
 		name  string
-		reset func(d *RawDoc, b []byte)
-	}{{"forward", (*RawDoc).Reset}, {"canonical", (*RawDoc).ResetCanonical}} {
+		reset func(d *Members, b []byte)
+	}{{"forward", (*Members).Reset}, {"canonical", (*Members).ResetCanonical}} {
 		b.Run(way.name, func(b *testing.B) {
-			var d RawDoc
+			var d Members
 			b.ReportAllocs()
 			n := 0
 			for i := 0; b.Loop(); i++ {
 				doc := docs[i%len(docs)]
 				n += len(doc)
 				way.reset(&d, doc)
-				if !p.ResolveRawDoc(&d, func([]byte) bool { return true }) {
+				if !p.ResolveMembers(&d, func([]byte) bool { return true }) {
 					b.Fatal("stopped")
 				}
 			}

@@ -21,7 +21,7 @@
 //   - Pointer: the extended JSON Pointer (RFC 6901 plus `*` and `**`),
 //     parsed once and resolved many times against decoded documents, or
 //     against canonical bytes without decoding them (ResolveRaw, RawWalker;
-//     RawDoc shares one skim of a document's top level between several
+//     Members shares one skim of a document's top level between several
 //     pointers). raw.go navigates canonical bytes the same way.
 //   - Kind and ParseDocument: the document kinds aqlstore knows, how a kind
 //     is detected, and each kind's natural key.
@@ -31,6 +31,6 @@
 // needs a deterministic order uses SortedKeys, which is the RFC 8785 order.
 //
 // Everything in canon is safe for concurrent use, except the reusable
-// scratch types (RawWalker, RawDoc), one per goroutine; the values it
+// scratch types (RawWalker, Members), one per goroutine; the values it
 // returns are owned by the caller.
 package canon

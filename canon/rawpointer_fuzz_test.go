@@ -9,8 +9,8 @@ import (
 // canonicalizes, the raw walk over the canonical bytes selects the same
 // values in the same order as Resolve over the decoded tree, and the
 // kept-walker and path-reporting variants agree with it; on any input at
-// all, canonical or not, it never panics, and resolving through a RawDoc
-// selects exactly what the walk over the bytes does; through a RawDoc
+// all, canonical or not, it never panics, and resolving through a Members value
+// selects exactly what the walk over the bytes does; through a Members value
 // reset with ResetCanonical it never panics either, and over canonical
 // bytes selects what Resolve does.
 func FuzzResolveRaw(f *testing.F) {
@@ -33,11 +33,11 @@ func FuzzResolveRaw(f *testing.F) {
 			return
 		}
 		p.ResolveRaw([]byte(doc), func([]byte) bool { return true }) // must not panic
-		d := NewRawDoc([]byte(doc))                                  // through the table, exactly the walk over the bytes
+		d := NewMembers([]byte(doc))                                 // through the table, exactly the walk over the bytes
 		checkDocWalker(t, &w, p, d)
 		checkDocMembers(t, d)
 		d.ResetCanonical([]byte(doc)) // late names read from the end: no panic, whatever the bytes
-		p.ResolveRawDoc(d, func([]byte) bool { return true })
+		p.ResolveMembers(d, func([]byte) bool { return true })
 		d.EachMember(func(_, _ []byte) bool { return true })
 		c, err := Canonicalize(nil, []byte(doc), nil)
 		if err != nil {
@@ -54,7 +54,7 @@ func FuzzResolveRaw(f *testing.F) {
 		}
 		d.ResetCanonical(c)
 		if got := rawDocResolved(t, p, d); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q over %s:\nResolveRawDoc (canonical) %s\nResolve                   %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
+			t.Fatalf("%q over %s:\nResolveMembers (canonical) %s\nResolve                   %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
 		}
 		n := 0
 		w.ResolvePath(p, c, func(path []RawStep, v []byte) bool {

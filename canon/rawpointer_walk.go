@@ -26,7 +26,7 @@ type RawWalker struct {
 	sets   []uint64 // frame d's states are sets[d*words : (d+1)*words]
 	frames []rawFrame
 	path   []RawStep
-	doc    *RawDoc // the table of root members, when the walk has one
+	doc    *Members // the table of root members, when the walk has one
 }
 
 // rawFrame is one container on the walk's stack and the cursor over its
@@ -51,11 +51,11 @@ func (w *RawWalker) Resolve(p *Pointer, b []byte, fn func(v []byte) bool) bool {
 
 // ResolveDoc is Resolve over d's bytes, with the root's members taken from
 // d's table: a first segment that names a member jumps to it, and a
-// wildcard iterates the table, so pointers resolved over one RawDoc skim
+// wildcard iterates the table, so pointers resolved over one Members value skim
 // its top level once between them.
-func (w *RawWalker) ResolveDoc(p *Pointer, d *RawDoc, fn func(v []byte) bool) bool {
+func (w *RawWalker) ResolveDoc(p *Pointer, d *Members, fn func(v []byte) bool) bool {
 	if !p.HasWildcard() {
-		v, ok := p.lookupRawDoc(d)
+		v, ok := p.lookupMembers(d)
 		return !ok || fn(v)
 	}
 	return w.walk(p, d.b, d, fn, nil)
@@ -63,7 +63,7 @@ func (w *RawWalker) ResolveDoc(p *Pointer, d *RawDoc, fn func(v []byte) bool) bo
 
 // ResolvePathDoc is ResolvePath over d's bytes, through d's table as
 // ResolveDoc.
-func (w *RawWalker) ResolvePathDoc(p *Pointer, d *RawDoc, fn func(path []RawStep, v []byte) bool) bool {
+func (w *RawWalker) ResolvePathDoc(p *Pointer, d *Members, fn func(path []RawStep, v []byte) bool) bool {
 	return w.walk(p, d.b, d, nil, fn)
 }
 
@@ -78,8 +78,8 @@ func (w *RawWalker) ResolvePath(p *Pointer, b []byte, fn func(path []RawStep, v 
 // next", len(segs) means "selected"), over the bytes: each node carries the
 // set of states that reach it, so each is visited and emitted once, in
 // byte order, which for canonical bytes is Resolve's document order.
-// Exactly one of fn and pfn is set; doc, when set, is b's RawDoc.
-func (w *RawWalker) walk(p *Pointer, b []byte, doc *RawDoc, fn func([]byte) bool, pfn func([]RawStep, []byte) bool) bool {
+// Exactly one of fn and pfn is set; doc, when set, is b's Members.
+func (w *RawWalker) walk(p *Pointer, b []byte, doc *Members, fn func([]byte) bool, pfn func([]RawStep, []byte) bool) bool {
 	w.segs, w.descend, w.doc = nil, nil, doc
 	if p != nil {
 		w.segs, w.descend = p.segs, p.descend

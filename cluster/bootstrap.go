@@ -91,7 +91,7 @@ func (r *replica) export(ctx context.Context, w io.Writer) (uint64, error) {
 		return 0, err
 	}
 	count := 0
-	err := r.s.EachDocument(ctx, func(num uint32, d store.IndexedDoc) error {
+	err := r.s.EachDocument(ctx, func(num uint32, d store.IndexInput) error {
 		count++
 		octx := store.WithPrincipal(ctx, d.Owner)
 		doc, err := r.s.Get(octx, store.Ref{Num: num})

@@ -320,7 +320,7 @@ func (m *Model) unexpected(ctx context.Context, s *store.Store) ([]string, error
 		want[contentKey{e.doc.Owner, e.doc.Kind, id}] = e
 	}
 	var violations []string
-	err := s.EachDocument(ctx, func(num uint32, d store.IndexedDoc) error {
+	err := s.EachDocument(ctx, func(num uint32, d store.IndexInput) error {
 		k := contentKey{d.Owner, d.Kind, canon.Sum(d.Canonical)}
 		if _, ok := want[k]; !ok {
 			violations = append(violations, fmt.Sprintf("cycle %d: document %d (%s of %s, %.12s…) is stored, "+

@@ -185,7 +185,7 @@ func BenchmarkAddExtracted(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if xs[i], err = ix.Extract(store.IndexedDoc{Kind: "manifest", Owner: "o", Canonical: c}); err != nil {
+		if xs[i], err = ix.Extract(store.IndexInput{Kind: "manifest", Owner: "o", Canonical: c}); err != nil {
 			b.Fatal(err)
 		}
 		postings += xs[i].(*extracted).count()

@@ -34,7 +34,7 @@ func Check(ctx context.Context, s *store.Store) (*CheckReport, error) {
 		return nil, err
 	}
 	rep := &CheckReport{}
-	err := s.EachDocument(ctx, func(num uint32, doc store.IndexedDoc) error {
+	err := s.EachDocument(ctx, func(num uint32, doc store.IndexInput) error {
 		rep.Documents++
 		return ix.Add(num, doc)
 	})

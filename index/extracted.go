@@ -15,7 +15,7 @@ import (
 // documents at once, outside the writer lock; AddExtracted then only
 // looks the paths up, and the shards append numbers.
 type extracted struct {
-	doc     store.IndexedDoc // Canonical and View dropped: the walk is done
+	doc     store.IndexInput // Canonical and View dropped: the walk is done
 	entries []byte
 	paths   []byte   // the paths, end to end
 	ends    []uint32 // path i is paths[ends[i-1]:ends[i]]
@@ -35,7 +35,7 @@ var extractors = sync.Pool{New: func() any { return new(extractor) }}
 
 // Extract implements store.IndexExtractor. It reads the text paths
 // (guarded by their own lock) and nothing the writer changes.
-func (ix *Index) Extract(doc store.IndexedDoc) (any, error) {
+func (ix *Index) Extract(doc store.IndexInput) (any, error) {
 	if len(doc.Canonical) == 0 {
 		return nil, fmt.Errorf("index: document is empty")
 	}

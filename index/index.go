@@ -135,17 +135,17 @@ func (ix *Index) Load(r *store.IndexReader) error {
 }
 
 // Add implements store.Indexer.
-func (ix *Index) Add(num uint32, doc store.IndexedDoc) error {
+func (ix *Index) Add(num uint32, doc store.IndexInput) error {
 	return ix.postings(num, doc, ix.adds)
 }
 
 // Remove implements store.Indexer.
-func (ix *Index) Remove(num uint32, doc store.IndexedDoc) error {
+func (ix *Index) Remove(num uint32, doc store.IndexInput) error {
 	return ix.postings(num, doc, ix.dels)
 }
 
 // postings records num under every key the document has.
-func (ix *Index) postings(num uint32, doc store.IndexedDoc, into *postingSet) error {
+func (ix *Index) postings(num uint32, doc store.IndexInput, into *postingSet) error {
 	if len(doc.Canonical) == 0 {
 		return fmt.Errorf("index: document %d is empty", num)
 	}

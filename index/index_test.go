@@ -187,7 +187,7 @@ type skipping struct {
 	skip uint32
 }
 
-func (s skipping) Add(num uint32, doc store.IndexedDoc) error {
+func (s skipping) Add(num uint32, doc store.IndexInput) error {
 	if num == s.skip {
 		return nil
 	}

@@ -224,7 +224,7 @@ func (rt *rankTree) drop() {
 // set it, false to delete it, written in key order by Flush.
 type rankKeys map[string]bool
 
-func (rk rankKeys) note(doc store.IndexedDoc, num uint32, set bool, scratch []byte) ([]byte, error) {
+func (rk rankKeys) note(doc store.IndexInput, num uint32, set bool, scratch []byte) ([]byte, error) {
 	key, err := AppendRankKey(scratch[:0], doc.Score, doc.CandidateID, num)
 	if err != nil {
 		return key, fmt.Errorf("index: document %d: score: %w", num, err)

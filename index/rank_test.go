@@ -119,7 +119,7 @@ func TestRankOrderFollowsWrites(t *testing.T) {
 // that disagree with the documents, for Check.
 type rescoring struct{ *Index }
 
-func (r rescoring) Add(num uint32, doc store.IndexedDoc) error {
+func (r rescoring) Add(num uint32, doc store.IndexInput) error {
 	doc.Score = "7"
 	return r.Index.Add(num, doc)
 }

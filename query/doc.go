@@ -18,7 +18,7 @@
 // by page, rejections included: what the plan excluded is rejected, and
 // the first of it read and judged for the list, rejected.go). Candidates
 // are judged on their stored canonical bytes (match.go: eval.EvalRaw,
-// project.AppendRawDoc, which copies the payload's bytes), never decoded
+// project.AppendMembers, which copies the payload's bytes), never decoded
 // to a tree; an exact plan's candidates are evaluated once, for their
 // records. An exact plan ranks its candidates from their records and
 // judges one page (lazy.go). The response and its decision records are

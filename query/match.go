@@ -44,7 +44,7 @@ func NewMatcher(in *aql.Intent, at time.Time) *Matcher {
 // or a projection failure), or below_quality_floor. Decision ids are left
 // empty for the caller to assign. The error is a document that does not
 // decode.
-func (m *Matcher) Match(doc *store.Doc) (c *Candidate, rej *Rejection, err error) {
+func (m *Matcher) Match(doc *store.StoredDoc) (c *Candidate, rej *Rejection, err error) {
 	return judge(m.ev, m.in, m.at, doc, true)
 }
 
@@ -60,16 +60,16 @@ var dropped = &Rejection{}
 // every leaf is evaluated and recorded (R3).
 //
 // The constraints and the projection resolve their pointers through one
-// canon.RawDoc, so the document's top level (where RFC 8785 order puts a
+// canon.Members, so the document's top level (where RFC 8785 order puts a
 // member like "tool" after most of the bytes) is skimmed once, not once
 // per walk.
-func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
+func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.StoredDoc, records bool) (*Candidate, *Rejection, error) {
 	return judgeCounting(ev, in, at, doc, records, nil)
 }
 
 // judgeCounting is judge counting its walks into tally when it is not
 // nil (tests).
-func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool, tally *walkTally) (*Candidate, *Rejection, error) {
+func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.StoredDoc, records bool, tally *walkTally) (*Candidate, *Rejection, error) {
 	w := rawWalkers.Get().(*rawWalks)
 	w.rd.ResetCanonical(doc.JSON()) // a stored document is RFC 8785
 	w.ev, w.in = ev, in
@@ -89,26 +89,26 @@ type docWalks interface {
 	apply() (canon.RawValue, []string, error)
 }
 
-// rawWalks reads one document through a canon.RawDoc, whose table of root
-// members the three walks share. It is pooled with the RawDoc, whose
+// rawWalks reads one document through a canon.Members, whose table of root
+// members the three walks share. It is pooled with the Members, whose
 // table's storage is worth reusing, so judging a document builds no
 // closures.
 type rawWalks struct {
-	rd canon.RawDoc
+	rd canon.Members
 	ev *eval.Evaluator
 	in *aql.Intent
 }
 
 var rawWalkers = sync.Pool{New: func() any { return new(rawWalks) }}
 
-func (w *rawWalks) match() bool { return w.ev.MatchRawDoc(w.in.Constraints, &w.rd) }
+func (w *rawWalks) match() bool { return w.ev.MatchMembers(w.in.Constraints, &w.rd) }
 
 func (w *rawWalks) eval() (bool, []aql.Evaluation) {
-	return w.ev.EvalRawDoc(w.in.Constraints, &w.rd, nil)
+	return w.ev.EvalMembers(w.in.Constraints, &w.rd, nil)
 }
 
 func (w *rawWalks) apply() (canon.RawValue, []string, error) {
-	return project.AppendRawDoc(nil, &w.rd, w.in.Projection.Include, w.in.Projection.Exclude)
+	return project.AppendMembers(nil, &w.rd, w.in.Projection.Include, w.in.Projection.Exclude)
 }
 
 // release returns w to its pool, holding nothing of the document.
@@ -136,7 +136,7 @@ func (c countedWalks) apply() (canon.RawValue, []string, error) { c.t.applies++;
 
 // judgeWith is judge over any way of reading the document (R3, the
 // quality floor, R4).
-func judgeWith(in *aql.Intent, at string, doc *store.Doc, records bool, w docWalks) (*Candidate, *Rejection, error) {
+func judgeWith(in *aql.Intent, at string, doc *store.StoredDoc, records bool, w docWalks) (*Candidate, *Rejection, error) {
 	if !records && !w.match() {
 		return nil, dropped, nil
 	}
@@ -168,6 +168,6 @@ func judgeWith(in *aql.Intent, at string, doc *store.Doc, records bool, w docWal
 	return c, nil, nil
 }
 
-// rawDocs keeps the RawDocs a page kept in a heap reads documents through
+// memberTables keeps the Members tables a page kept in a heap reads documents through
 // (topk.go); their member tables are worth reusing across documents.
-var rawDocs = sync.Pool{New: func() any { return new(canon.RawDoc) }}
+var memberTables = sync.Pool{New: func() any { return new(canon.Members) }}

@@ -15,11 +15,11 @@ import (
 	"github.com/aqlstore/aqlstore/store"
 )
 
-// judgeBytes is judge as it was before the RawDoc: every walk (MatchRaw,
+// judgeBytes is judge as it was before the Members: every walk (MatchRaw,
 // EvalRaw, ApplyRaw) starts again from the root of the bytes. It is kept
 // here as the reference judge must agree with, and as the benchmark's
 // baseline; the judging around the walks is judge's own (judgeWith).
-func judgeBytes(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
+func judgeBytes(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.StoredDoc, records bool) (*Candidate, *Rejection, error) {
 	raw := doc.JSON()
 	return judgeWith(in, at, doc, records, bytesWalks{ev, in, raw})
 }
@@ -44,7 +44,7 @@ func (w bytesWalks) apply() (canon.RawValue, []string, error) {
 
 // manifestDocs puts n generated manifests (seed 1) in an indexed store and
 // returns them as read back.
-func manifestDocs(tb testing.TB, n int) []*store.Doc {
+func manifestDocs(tb testing.TB, n int) []*store.StoredDoc {
 	tb.Helper()
 	s, _, err := index.Open(tb.TempDir(), &store.Options{NoSync: true})
 	if err != nil {
@@ -60,7 +60,7 @@ func manifestDocs(tb testing.TB, n int) []*store.Doc {
 	if _, err := s.PutBatch(ctx, batch); err != nil {
 		tb.Fatal(err)
 	}
-	var docs []*store.Doc
+	var docs []*store.StoredDoc
 	for doc, err := range s.Scan(ctx, canon.KindManifest) {
 		if err != nil {
 			tb.Fatal(err)
@@ -87,7 +87,7 @@ const (
 	benchInclude  = `{"include":["/tool/id"]}`
 )
 
-// TestJudgeMatchesJudgeBytes: judging through a RawDoc gives exactly what
+// TestJudgeMatchesJudgeBytes: judging through a Members value gives exactly what
 // the walks over the bytes gave (candidates, payloads, records, errors),
 // on generated manifests and odd documents, with and without records.
 func TestJudgeMatchesJudgeBytes(t *testing.T) {
@@ -128,14 +128,14 @@ func TestJudgeMatchesJudgeBytes(t *testing.T) {
 
 // BenchmarkJudge judges generated manifests against a wildcard category
 // constraint projecting /tool/id, through the walks over the bytes
-// (bytes) and through one RawDoc (rawdoc): over the manifests the intent
+// (bytes) and through one Members (rawdoc): over the manifests the intent
 // accepts (the cost of a candidate) and over all of them (about one in ten
 // accepted), with records, and without (the filter Resolve runs when it
 // keeps no rejections).
 func BenchmarkJudge(b *testing.B) {
 	all := manifestDocs(b, 2000)
 	in := judgeIntent(b, benchCategory, benchInclude)
-	var accepted []*store.Doc
+	var accepted []*store.StoredDoc
 	size := 0
 	for _, doc := range all {
 		if c, _, _ := judgeBytes(eval.New(), in, "at", doc, true); c != nil {
@@ -147,10 +147,10 @@ func BenchmarkJudge(b *testing.B) {
 		b.Fatal("the intent accepts no manifest")
 	}
 	b.Logf("%d of %d manifests accepted, %d bytes on average", len(accepted), len(all), size/len(accepted))
-	type judgeFunc func(*eval.Evaluator, *aql.Intent, string, *store.Doc, bool) (*Candidate, *Rejection, error)
+	type judgeFunc func(*eval.Evaluator, *aql.Intent, string, *store.StoredDoc, bool) (*Candidate, *Rejection, error)
 	for _, set := range []struct {
 		name string
-		docs []*store.Doc
+		docs []*store.StoredDoc
 	}{{"accepted", accepted}, {"all", all}} {
 		for _, records := range []bool{true, false} {
 			for _, j := range []struct {

@@ -45,7 +45,7 @@ func TestNeedlesNeverRuleOutAMatch(t *testing.T) {
 			return
 		}
 		ruledOut++
-		if eval.New().MatchRawDoc(in.Constraints, canon.NewRawDoc(doc)) {
+		if eval.New().MatchMembers(in.Constraints, canon.NewMembers(doc)) {
 			t.Fatalf("needles ruled out a document that matches\ndocument: %s\nconstraints: %s", doc, in.Document["constraints"])
 		}
 	})

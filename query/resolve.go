@@ -204,7 +204,7 @@ func (r *resolution) considerParallel(ctx context.Context, s *store.Store, nums 
 		evs[i] = eval.New()
 		evs[i].SetDone(ctx.Done())
 	}
-	judged := store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.Doc) (verdict, error) {
+	judged := store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.StoredDoc) (verdict, error) {
 		c, rej, err := judge(evs[w], r.in, r.at, doc, true)
 		return verdict{c, rej, err}, nil
 	})
@@ -226,7 +226,7 @@ func (r *resolution) considerParallel(ctx context.Context, s *store.Store, nums 
 }
 
 // considerAll considers every document of docs.
-func (r *resolution) considerAll(docs iter.Seq2[*store.Doc, error]) error {
+func (r *resolution) considerAll(docs iter.Seq2[*store.StoredDoc, error]) error {
 	for doc, err := range docs {
 		if err != nil {
 			return fmt.Errorf("query: %w", err)
@@ -240,7 +240,7 @@ func (r *resolution) considerAll(docs iter.Seq2[*store.Doc, error]) error {
 
 // fullScan yields every visible document of the intent's kinds that
 // keeper does not rule out.
-func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*store.Doc, error] {
+func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*store.StoredDoc, error] {
 	if workers := runtime.GOMAXPROCS(0); workers > 1 && r.o.walks == nil {
 		return r.scanParallel(ctx, s, workers)
 	}
@@ -253,10 +253,10 @@ func (r *resolution) fullScan(ctx context.Context, s *store.Store) iter.Seq2[*st
 // document-number order, where whether a rejection is still listed is
 // known. A document that passed is yielded marked as matched, one that
 // failed is counted as a rejection unless its record is listed.
-func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers int) iter.Seq2[*store.Doc, error] {
+func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers int) iter.Seq2[*store.StoredDoc, error] {
 	nd := needlesOf(r.in.Constraints)
 	evs := make([]*eval.Evaluator, workers)
-	rds := make([]canon.RawDoc, workers)
+	rds := make([]canon.Members, workers)
 	scratch := make([][]byte, workers)
 	for i := range evs {
 		evs[i] = eval.New()
@@ -271,7 +271,7 @@ func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers i
 		rd := &rds[w]
 		rd.ResetCanonical(b)
 		defer rd.Reset(nil)
-		if !evs[w].MatchRawDoc(r.in.Constraints, rd) {
+		if !evs[w].MatchMembers(r.in.Constraints, rd) {
 			return false
 		}
 		// It is accepted unless the quality floor or the projection
@@ -282,11 +282,11 @@ func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers i
 		// records are written when it is filled (topk.go).
 		p := &prejudged{passed: true}
 		if r.top != nil {
-			scratch[w], p.missing, p.err = project.AppendRawDoc(scratch[w][:0], rd, r.in.Projection.Include, r.in.Projection.Exclude)
+			scratch[w], p.missing, p.err = project.AppendMembers(scratch[w][:0], rd, r.in.Projection.Include, r.in.Projection.Exclude)
 			p.light = true
 		} else {
-			p.passed, p.evals = evs[w].EvalRawDoc(r.in.Constraints, rd, nil)
-			p.payload, p.missing, p.err = project.AppendRawDoc(nil, rd, r.in.Projection.Include, r.in.Projection.Exclude)
+			p.passed, p.evals = evs[w].EvalMembers(r.in.Constraints, rd, nil)
+			p.payload, p.missing, p.err = project.AppendMembers(nil, rd, r.in.Projection.Include, r.in.Projection.Exclude)
 		}
 		pre.put(num, p)
 		return true
@@ -319,14 +319,14 @@ func (r *resolution) keeper() store.Keep {
 		return nil
 	}
 	nd := needlesOf(r.in.Constraints)
-	rd := new(canon.RawDoc)
+	rd := new(canon.Members)
 	return func(_ uint32, b []byte) bool {
 		if r.keepsRejections() {
 			return true // its record may be listed: consider judges it
 		}
 		if nd.mayMatch(b) {
 			rd.ResetCanonical(b)
-			ok := r.ev.MatchRawDoc(r.in.Constraints, rd)
+			ok := r.ev.MatchMembers(r.in.Constraints, rd)
 			rd.Reset(nil)
 			if r.o.walks != nil {
 				r.o.walks.matches++
@@ -346,7 +346,7 @@ func (r *resolution) keeper() store.Keep {
 // accepted or rejected. A candidate of an exact plan satisfies the
 // constraints, so it is evaluated once, for its record, and not first
 // matched to learn what the plan already says.
-func (r *resolution) consider(doc *store.Doc) error {
+func (r *resolution) consider(doc *store.StoredDoc) error {
 	matched := r.matched // keeper matched it: evaluate it, not match it again
 	r.matched = false
 	if r.top != nil {
@@ -389,7 +389,7 @@ func (r *resolution) keepsRejections() bool {
 
 // candidateID is the natural key where the document has one, else its
 // content id.
-func candidateID(doc *store.Doc) string {
+func candidateID(doc *store.StoredDoc) string {
 	if doc.NaturalKey != "" {
 		return doc.NaturalKey
 	}
@@ -420,7 +420,7 @@ func projectionExplanation(missing []string, err error) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // judge judges doc for this resolution (match.go).
-func (r *resolution) judge(doc *store.Doc, records bool) (*Candidate, *Rejection, error) {
+func (r *resolution) judge(doc *store.StoredDoc, records bool) (*Candidate, *Rejection, error) {
 	return judgeCounting(r.ev, r.in, r.at, doc, records, r.o.walks)
 }
 

@@ -59,7 +59,7 @@ func Stream(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options) 
 // streamDocs returns the documents Stream judges: the plan's candidates,
 // in document order, when there is an index (an exact plan's are each
 // evaluated once), else the full scan's.
-func (r *resolution) streamDocs(ctx context.Context, s *store.Store) (iter.Seq2[*store.Doc, error], error) {
+func (r *resolution) streamDocs(ctx context.Context, s *store.Store) (iter.Seq2[*store.StoredDoc, error], error) {
 	if r.o.Index == nil {
 		return r.fullScan(ctx, s), nil
 	}

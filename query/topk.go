@@ -63,7 +63,7 @@ func (r *resolution) startTop(ctx context.Context, s *store.Store) error {
 // passed, with the heap: an accepted candidate by its rank key, a
 // rejection as consider files it. matched says the constraints were
 // already matched on its bytes; p is the worker's projection, if any.
-func (r *resolution) considerTop(doc *store.Doc, matched bool, p *prejudged) error {
+func (r *resolution) considerTop(doc *store.StoredDoc, matched bool, p *prejudged) error {
 	if !matched {
 		matched = r.matchDoc(doc)
 	}
@@ -86,40 +86,40 @@ func (r *resolution) considerTop(doc *store.Doc, matched bool, p *prejudged) err
 }
 
 // matchDoc matches doc's bytes against the constraints.
-func (r *resolution) matchDoc(doc *store.Doc) bool {
-	rd := rawDocs.Get().(*canon.RawDoc)
+func (r *resolution) matchDoc(doc *store.StoredDoc) bool {
+	rd := memberTables.Get().(*canon.Members)
 	rd.ResetCanonical(doc.JSON())
 	defer func() {
 		rd.Reset(nil)
-		rawDocs.Put(rd)
+		memberTables.Put(rd)
 	}()
 	if r.o.walks != nil {
 		r.o.walks.matches++
 	}
-	return r.ev.MatchRawDoc(r.in.Constraints, rd)
+	return r.ev.MatchMembers(r.in.Constraints, rd)
 }
 
 // projects reports whether doc's projection resolves (R4): from p when a
 // worker projected it, else projected into a scratch buffer.
-func (r *resolution) projects(doc *store.Doc, p *prejudged) bool {
+func (r *resolution) projects(doc *store.StoredDoc, p *prejudged) bool {
 	if p != nil {
 		return p.err == nil && len(p.missing) == 0
 	}
-	rd := rawDocs.Get().(*canon.RawDoc)
+	rd := memberTables.Get().(*canon.Members)
 	rd.ResetCanonical(doc.JSON())
 	defer func() {
 		rd.Reset(nil)
-		rawDocs.Put(rd)
+		memberTables.Put(rd)
 	}()
 	var missing []string
 	var err error
-	r.top.scratch, missing, err = project.AppendRawDoc(r.top.scratch[:0], rd, r.in.Projection.Include, r.in.Projection.Exclude)
+	r.top.scratch, missing, err = project.AppendMembers(r.top.scratch[:0], rd, r.in.Projection.Include, r.in.Projection.Exclude)
 	return err == nil && len(missing) == 0
 }
 
 // push keeps doc's candidate when it is among the want first after the
 // cursor; errLazyMiss when its score has no rank key.
-func (t *topState) push(doc *store.Doc) error {
+func (t *topState) push(doc *store.StoredDoc) error {
 	c := Candidate{CandidateID: candidateID(doc), num: doc.Num}
 	if doc.Signals != nil {
 		c.Score, c.cost = doc.Signals.Score, doc.Signals.Cost

@@ -39,7 +39,7 @@ func (s *Server) readContext(r *http.Request) context.Context {
 }
 
 // writeDoc writes a document read (or the error reading it).
-func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, doc *store.Doc, err error) {
+func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, doc *store.StoredDoc, err error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		s.writeProblem(w, r, notFound("no document there that this caller may read"))
@@ -64,7 +64,7 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, doc *store.Doc
 // JSON view (application/json, the default; ETag "<id>+view") — what AQL
 // evaluates — or its canonical text, byte for byte as hashed (text/plain
 // or application/vnd.pairl+utf8).
-func writeRaw(w http.ResponseWriter, r *http.Request, doc *store.Doc) {
+func writeRaw(w http.ResponseWriter, r *http.Request, doc *store.StoredDoc) {
 	h := w.Header()
 	h.Set("ETag", `"`+doc.ID.String()+`"`)
 	h.Set("Aqlstore-Kind", string(doc.Kind))
@@ -126,7 +126,7 @@ func preferredMedia(r *http.Request, offers ...string) string {
 }
 
 // writeProjected writes the signed projection of doc.
-func (s *Server) writeProjected(w http.ResponseWriter, r *http.Request, doc *store.Doc) {
+func (s *Server) writeProjected(w http.ResponseWriter, r *http.Request, doc *store.StoredDoc) {
 	include, p := pointers(r, "include")
 	if p == nil && len(include) == 0 {
 		include = []*canon.Pointer{nil} // only exclusions: start from the whole document

@@ -182,16 +182,16 @@ func (sub *subscription) seed() error {
 
 // visible yields the subscriber's documents of the subscription's kinds
 // that may match.
-func (sub *subscription) visible() iter.Seq2[*store.Doc, error] {
+func (sub *subscription) visible() iter.Seq2[*store.StoredDoc, error] {
 	st := sub.s.cfg.Store
 	if ix := sub.s.cfg.Index; ix != nil {
 		plan, err := query.PlanIntent(st, ix, sub.in, sub.reader, query.CategoryKinds(sub.in.Category))
 		if err != nil {
-			return func(yield func(*store.Doc, error) bool) { yield(nil, err) }
+			return func(yield func(*store.StoredDoc, error) bool) { yield(nil, err) }
 		}
 		return st.Fetch(sub.ctx, plan.Candidates, plan.Sequential)
 	}
-	return func(yield func(*store.Doc, error) bool) {
+	return func(yield func(*store.StoredDoc, error) bool) {
 		for doc, err := range st.Scan(sub.ctx, "") {
 			if (err != nil || sub.kinds[doc.Kind]) && !yield(doc, err) {
 				return

@@ -238,7 +238,7 @@ func (sub *subscription) missedWhileAway(r *store.Receipt) bool {
 // candidate judges doc as a query would (query.Matcher: constraints with
 // every leaf recorded, quality floor, projection); nil when it is
 // rejected.
-func (sub *subscription) candidate(doc *store.Doc) (*query.Candidate, error) {
+func (sub *subscription) candidate(doc *store.StoredDoc) (*query.Candidate, error) {
 	sub.s.metrics.evaluated.WithLabelValues(planScan).Inc()
 	c, _, err := sub.m.Match(doc)
 	if c == nil || err != nil {

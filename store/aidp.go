@@ -13,7 +13,7 @@ import (
 
 // Observation is a stored AIDP observation as a reader receives it.
 type Observation struct {
-	Doc         *Doc
+	Doc         *StoredDoc
 	EnvelopeID  string
 	ExecutionID string
 	Status      aidp.Status
@@ -105,7 +105,7 @@ func (s *Store) observation(num uint32) (*Observation, error) {
 
 // InboxPage is one page of Inbox.
 type InboxPage struct {
-	Docs       []*Doc
+	Docs       []*StoredDoc
 	NextCursor string // "" on the last page
 	// Resume is where to poll later for what arrives after this page: a
 	// cursor after its last document, or the cursor given when the page is

@@ -48,7 +48,7 @@ func TestBodiesInNumberOrder(t *testing.T) {
 	s, want := sharedBlobStore(t)
 	ctx := context.Background()
 	got := map[uint32]string{}
-	err := s.EachDocument(ctx, func(num uint32, doc IndexedDoc) error {
+	err := s.EachDocument(ctx, func(num uint32, doc IndexInput) error {
 		got[num] = string(doc.Canonical)
 		return nil
 	})

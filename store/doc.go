@@ -3,8 +3,11 @@
 // hash-chained receipt for every mutation.
 //
 // There are only a few types in store: Store (an open database), Document
-// (what Put takes), Ref (what names a stored document) and Doc (what a
-// reader gets back), plus Receipt and the reports of Stats and Verify.
+// (what Put takes), Ref (what names a stored document) and StoredDoc (what
+// a reader gets back), plus Receipt and the reports of Stats and Verify.
+// On the way in, a Document becomes a Parsed (checked for its kind, no
+// store needed) and a Prepared (bound to this store: its owner checked,
+// its postings extracted); an Indexer sees each as an IndexInput.
 // Columns holds, in memory, what ranking and visibility need of every
 // document (kind, owner, score, candidate id; columns.go), and Header is
 // one document's share of it.

@@ -104,8 +104,8 @@ type readOnlyIndexer struct{ version string }
 var errReadOnlyIndexer = errors.New("store: benchmark indexer: read only")
 
 func (readOnlyIndexer) Load(*IndexReader) error         { return nil }
-func (readOnlyIndexer) Add(uint32, IndexedDoc) error    { return errReadOnlyIndexer }
-func (readOnlyIndexer) Remove(uint32, IndexedDoc) error { return errReadOnlyIndexer }
+func (readOnlyIndexer) Add(uint32, IndexInput) error    { return errReadOnlyIndexer }
+func (readOnlyIndexer) Remove(uint32, IndexInput) error { return errReadOnlyIndexer }
 func (readOnlyIndexer) Flush(*IndexWriter) error        { return errReadOnlyIndexer }
 func (readOnlyIndexer) Done(bool)                       {}
 func (r readOnlyIndexer) Version() string               { return r.version }

@@ -16,11 +16,11 @@ import (
 // fetchAll collects what Fetch yields for nums as principal, with the
 // few-candidates threshold set to few (0: every fetch through the
 // cursors; MaxUint64: every fetch by point reads).
-func fetchAll(t *rapid.T, s *Store, principal string, nums *roaring.Bitmap, few uint64) []*Doc {
+func fetchAll(t *rapid.T, s *Store, principal string, nums *roaring.Bitmap, few uint64) []*StoredDoc {
 	saved := fewCandidates
 	fewCandidates = few
 	defer func() { fewCandidates = saved }()
-	var out []*Doc
+	var out []*StoredDoc
 	for doc, err := range s.Fetch(WithPrincipal(context.Background(), principal), nums, false) {
 		if err != nil {
 			t.Fatalf("fetch %v as %s (threshold %d): %v", nums.ToArray(), principal, few, err)
@@ -115,7 +115,7 @@ func TestFetchFewMatchesCursors(t *testing.T) {
 	}
 }
 
-func docsString(docs []*Doc) string {
+func docsString(docs []*StoredDoc) string {
 	s := ""
 	for _, d := range docs {
 		s += fmt.Sprintf("[%d %s %s %q seq %d] ", d.Num, d.Owner, d.Kind, d.Body, d.Seq)

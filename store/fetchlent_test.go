@@ -33,7 +33,7 @@ func TestFetchLent(t *testing.T) {
 	if _, err := s.PutBatch(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	seen := func(docs func(func(*Doc, error) bool)) []string {
+	seen := func(docs func(func(*StoredDoc, error) bool)) []string {
 		var out []string
 		for doc, err := range docs {
 			if err != nil {
@@ -54,7 +54,7 @@ func TestFetchLent(t *testing.T) {
 			}
 		}
 	}
-	count := func(docs func(func(*Doc, error) bool)) {
+	count := func(docs func(func(*StoredDoc, error) bool)) {
 		for _, err := range docs {
 			if err != nil {
 				t.Fatal(err)

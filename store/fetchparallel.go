@@ -30,7 +30,7 @@ const fetchChunk = 256
 // returns (the worker reads its next document into the same buffer), so a
 // result that keeps any of them holds a copy.
 func FetchParallel[T any](ctx context.Context, s *Store, nums *roaring.Bitmap, workers int,
-	work func(w int, doc *Doc) (T, error)) iter.Seq2[T, error] {
+	work func(w int, doc *StoredDoc) (T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		if workers <= 0 {
@@ -157,7 +157,7 @@ func runChunks[T any](ctx context.Context, n, workers int, read func(ctx context
 // readChunk reads the visible documents of chunk through recs and bs,
 // into l's buffers, and works on each.
 func readChunk[T any](ctx context.Context, principal reader, recs *cursor, bs *bodies, l *lender, chunk *roaring.Bitmap, w int,
-	work func(w int, doc *Doc) (T, error)) ([]T, error) {
+	work func(w int, doc *StoredDoc) (T, error)) ([]T, error) {
 	out := make([]T, 0, chunk.GetCardinality())
 	err := eachRecord(ctx, chunk, recs.seek, func(num uint32, rec *record) error {
 		if ok, err := sees(bs.v.get, principal, num, rec.owner); err != nil || !ok {

@@ -45,7 +45,7 @@ func TestFetchParallel(t *testing.T) {
 	}
 	for _, workers := range []int{1, 3, 0} {
 		var got []string
-		for x, err := range FetchParallel(ctx, s, nums, workers, func(w int, doc *Doc) (string, error) {
+		for x, err := range FetchParallel(ctx, s, nums, workers, func(w int, doc *StoredDoc) (string, error) {
 			return fmt.Sprintf("#%d %s", doc.Num, doc.Body), nil
 		}) {
 			if err != nil {
@@ -58,7 +58,7 @@ func TestFetchParallel(t *testing.T) {
 		}
 	}
 	n := 0
-	for _, err := range FetchParallel(ctx, s, nums, 3, func(int, *Doc) (int, error) { return 0, nil }) {
+	for _, err := range FetchParallel(ctx, s, nums, 3, func(int, *StoredDoc) (int, error) { return 0, nil }) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestFetchParallel(t *testing.T) {
 	fmt.Sscanf(want[2*fetchChunk+5], "#%d", &failAt)
 	var last error
 	got := 0
-	for _, err := range FetchParallel(ctx, s, nums, 3, func(_ int, doc *Doc) (int, error) {
+	for _, err := range FetchParallel(ctx, s, nums, 3, func(_ int, doc *StoredDoc) (int, error) {
 		if doc.Num == failAt {
 			return 0, boom
 		}

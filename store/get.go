@@ -16,7 +16,7 @@ import (
 // match); otherwise by ID, preferring the principal's own copy, then one
 // granted to it (the lowest-numbered), then the public one. A document the
 // reader may not see is ErrNotFound, exactly like one that does not exist.
-func (s *Store) Get(ctx context.Context, ref Ref) (*Doc, error) {
+func (s *Store) Get(ctx context.Context, ref Ref) (*StoredDoc, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (s *Store) Get(ctx context.Context, ref Ref) (*Doc, error) {
 // Lookup returns the document of kind whose natural key is key: the
 // principal's own, else one granted to it (the lowest-numbered), else the
 // public one.
-func (s *Store) Lookup(ctx context.Context, kind canon.Kind, key string) (*Doc, error) {
+func (s *Store) Lookup(ctx context.Context, kind canon.Kind, key string) (*StoredDoc, error) {
 	for _, owner := range readOwners(Principal(ctx)) {
 		v, found, err := s.kv.get(AppendNaturalKey(nil, kind, owner, key), nil)
 		if err != nil {
@@ -108,7 +108,7 @@ func (s *Store) firstByID(id canon.ContentID, owner string) (uint32, error) {
 }
 
 // docByNum reads a document's record and body, without a visibility check.
-func (s *Store) docByNum(num uint32) (*Doc, error) {
+func (s *Store) docByNum(num uint32) (*StoredDoc, error) {
 	rec, found, err := readRecord(s.kv.get, num)
 	if err != nil {
 		return nil, fmt.Errorf("store: get %d: %w", num, err)
@@ -123,14 +123,14 @@ func (s *Store) docByNum(num uint32) (*Doc, error) {
 	return docFromBody(num, &rec, body)
 }
 
-// docFromBody makes the Doc of document num from its record and body.
-func docFromBody(num uint32, rec *record, body []byte) (*Doc, error) {
-	doc := new(Doc)
+// docFromBody makes the StoredDoc of document num from its record and body.
+func docFromBody(num uint32, rec *record, body []byte) (*StoredDoc, error) {
+	doc := new(StoredDoc)
 	return doc, fillDoc(doc, num, rec, body)
 }
 
 // fillDoc sets doc to document num, from its record and body.
-func fillDoc(doc *Doc, num uint32, rec *record, body []byte) error {
+func fillDoc(doc *StoredDoc, num uint32, rec *record, body []byte) error {
 	sig, err := rec.decodeSignals()
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ func fillDoc(doc *Doc, num uint32, rec *record, body []byte) error {
 	if err != nil {
 		return fmt.Errorf("document %d: %w", num, err)
 	}
-	*doc = Doc{Ref: rec.ref(num), NaturalKey: rec.naturalKey, Body: body, View: view, Signals: sig, Seq: rec.seq}
+	*doc = StoredDoc{Ref: rec.ref(num), NaturalKey: rec.naturalKey, Body: body, View: view, Signals: sig, Seq: rec.seq}
 	return nil
 }
 
@@ -148,7 +148,7 @@ func fillDoc(doc *Doc, num uint32, rec *record, body []byte) error {
 // sequential walks the document records in key order instead of seeking
 // each number: the planner chooses it when the candidates are a large
 // share of the store. Either way the bodies are read in number order.
-func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool) iter.Seq2[*Doc, error] {
+func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool) iter.Seq2[*StoredDoc, error] {
 	return s.fetch(ctx, nums, sequential, nil)
 }
 
@@ -159,25 +159,25 @@ func (s *Store) Fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool
 // (its ID, a slice of its body) copies it first. A resolver judging each
 // candidate once, keeping only what it copies out, then reads its
 // candidates with no allocation per record.
-func (s *Store) FetchLent(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep) iter.Seq2[*Doc, error] {
+func (s *Store) FetchLent(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep) iter.Seq2[*StoredDoc, error] {
 	return s.fetchInto(ctx, nums, sequential, keep, new(lender))
 }
 
 // lender holds what FetchLent reuses from one document to the next.
 type lender struct {
 	key, value []byte
-	doc        Doc
+	doc        StoredDoc
 }
 
 // fetch is Fetch yielding only the documents keep accepts (nil: all).
-func (s *Store) fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep) iter.Seq2[*Doc, error] {
+func (s *Store) fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep) iter.Seq2[*StoredDoc, error] {
 	return s.fetchInto(ctx, nums, sequential, keep, nil)
 }
 
 // fetchInto is fetch lending its documents from l (FetchLent), or giving
 // them when l is nil.
-func (s *Store) fetchInto(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep, l *lender) iter.Seq2[*Doc, error] {
-	return func(yield func(*Doc, error) bool) {
+func (s *Store) fetchInto(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep, l *lender) iter.Seq2[*StoredDoc, error] {
+	return func(yield func(*StoredDoc, error) bool) {
 		principal := s.readerOf(ctx)
 		few := !sequential && nums.GetCardinality() <= fewCandidates // a handful of point reads (fetchfew.go)
 		read := s.read
@@ -205,7 +205,7 @@ func (s *Store) fetchInto(ctx context.Context, nums *roaring.Bitmap, sequential 
 // yieldDoc reads document num and yields it when principal may see it
 // and keep (when not nil) accepts its JSON bytes; errStopScan when the
 // consumer stops. The Doc is l's when l is not nil (FetchLent).
-func yieldDoc(yield func(*Doc, error) bool, bs *bodies, principal reader, num uint32, rec *record, keep Keep, l *lender) error {
+func yieldDoc(yield func(*StoredDoc, error) bool, bs *bodies, principal reader, num uint32, rec *record, keep Keep, l *lender) error {
 	if ok, err := sees(bs.v.get, principal, num, rec.owner); err != nil || !ok {
 		return err
 	}
@@ -216,7 +216,7 @@ func yieldDoc(yield func(*Doc, error) bool, bs *bodies, principal reader, num ui
 	if keep != nil && rec.kind != canon.KindPAIRL && !keep(num, body) {
 		return nil
 	}
-	doc := new(Doc)
+	doc := new(StoredDoc)
 	if l != nil {
 		doc = &l.doc
 	}

@@ -35,7 +35,7 @@ func readsOf(t *testing.T, s *Store, reader string, ref Ref, kind canon.Kind, ke
 	t.Helper()
 	ctx := as(reader)
 	var r reads
-	found := func(doc *Doc, err error) bool {
+	found := func(doc *StoredDoc, err error) bool {
 		t.Helper()
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			t.Fatalf("as %s: %v", reader, err)
@@ -49,7 +49,7 @@ func readsOf(t *testing.T, s *Store, reader string, ref Ref, kind canon.Kind, ke
 	}
 	all := roaring.New()
 	all.AddRange(1, uint64(ref.Num)+10)
-	for name, seq := range map[*bool]func(func(*Doc, error) bool){
+	for name, seq := range map[*bool]func(func(*StoredDoc, error) bool){
 		&r.scan: s.Scan(ctx, ""), &r.fetch: s.Fetch(ctx, all, false),
 	} {
 		for doc, err := range seq {
@@ -310,7 +310,7 @@ func same2id(body string) canon.ContentID {
 	return p.ID()
 }
 
-func docNum(d *Doc) any {
+func docNum(d *StoredDoc) any {
 	if d == nil {
 		return nil
 	}
@@ -373,7 +373,7 @@ func TestGrantedObservations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inInbox := slices.ContainsFunc(page.Docs, func(d *Doc) bool { return d.Num == obRef.Num })
+		inInbox := slices.ContainsFunc(page.Docs, func(d *StoredDoc) bool { return d.Num == obRef.Num })
 		return len(obs) == 1 && obs[0].Doc.Num == obRef.Num && obs[0].Audit != nil, inInbox
 	}
 	for _, r := range []string{tenantB, tenantC, Public} {

@@ -17,8 +17,8 @@ type Indexer interface {
 	Load(r *IndexReader) error
 	// Add and Remove are called for each document a mutation puts or
 	// deletes, with its canonical bytes.
-	Add(num uint32, doc IndexedDoc) error
-	Remove(num uint32, doc IndexedDoc) error
+	Add(num uint32, doc IndexInput) error
+	Remove(num uint32, doc IndexInput) error
 	// Flush writes the mutation's postings, just before it commits.
 	Flush(w *IndexWriter) error
 	// Done ends the mutation: committed says whether it reached the disk.
@@ -55,8 +55,8 @@ type IndexKeeper interface {
 	Keep(r *IndexReader) error
 }
 
-// IndexedDoc is what an Indexer sees of a document.
-type IndexedDoc struct {
+// IndexInput is what an Indexer sees of a document.
+type IndexInput struct {
 	Kind        canon.Kind
 	Owner       string
 	Score       canon.Number // signals.score; "" when the document has none
@@ -68,7 +68,7 @@ type IndexedDoc struct {
 // JSON returns the RFC 8785 JSON an indexer reads: View when set, else
 // Canonical. For JSON kinds the two are the same bytes; a PAIRL message is
 // stored as its §8 text and indexed as its JSON view.
-func (d IndexedDoc) JSON() []byte {
+func (d IndexInput) JSON() []byte {
 	if d.View != nil {
 		return d.View
 	}
@@ -77,16 +77,16 @@ func (d IndexedDoc) JSON() []byte {
 
 // indexed is what an Indexer sees of the document with record r and
 // body body.
-func (r *record) indexed(body []byte) (IndexedDoc, error) {
+func (r *record) indexed(body []byte) (IndexInput, error) {
 	view, err := viewOf(r.kind, body)
 	if err != nil {
-		return IndexedDoc{}, err
+		return IndexInput{}, err
 	}
 	sig, err := r.decodeSignals()
 	if err != nil {
-		return IndexedDoc{}, err
+		return IndexInput{}, err
 	}
-	return IndexedDoc{Kind: r.kind, Owner: r.owner, Score: scoreOf(sig), CandidateID: candidateID(r.naturalKey, r.id),
+	return IndexInput{Kind: r.kind, Owner: r.owner, Score: scoreOf(sig), CandidateID: candidateID(r.naturalKey, r.id),
 		Canonical: body, View: view}, nil
 }
 
@@ -301,7 +301,7 @@ type IndexExtractor interface {
 	Indexer
 	// Extract returns the document's postings, valid after doc's bytes
 	// are gone. It is safe for concurrent use with every other method.
-	Extract(doc IndexedDoc) (any, error)
+	Extract(doc IndexInput) (any, error)
 	// AddExtracted is Add for what Extract returned for the document.
 	AddExtracted(num uint32, x any) error
 	// FlushRun writes the postings recorded since the last FlushRun and

@@ -26,8 +26,8 @@ type Keep func(num uint32, json []byte) bool
 // (nil keep: every one). The records are read in place: a document of
 // another kind, one the reader may not see, or one keep turns down is
 // never copied.
-func (s *Store) ScanKindsKeeping(ctx context.Context, kinds []canon.Kind, keep Keep) iter.Seq2[*Doc, error] {
-	return func(yield func(*Doc, error) bool) {
+func (s *Store) ScanKindsKeeping(ctx context.Context, kinds []canon.Kind, keep Keep) iter.Seq2[*StoredDoc, error] {
+	return func(yield func(*StoredDoc, error) bool) {
 		principal := s.readerOf(ctx) // with its grants (grant.go)
 		err := s.read(func(v *view, bs *bodies) error {
 			docs := []byte{prefixDoc}
@@ -75,7 +75,7 @@ func (s *Store) ScanKindsKeeping(ctx context.Context, kinds []canon.Kind, keep K
 
 // FetchKeeping is Fetch yielding only the documents keep accepts (nil
 // keep: every one).
-func (s *Store) FetchKeeping(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep) iter.Seq2[*Doc, error] {
+func (s *Store) FetchKeeping(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep) iter.Seq2[*StoredDoc, error] {
 	return s.fetch(ctx, nums, sequential, keep)
 }
 

@@ -30,14 +30,14 @@ func TestKeep(t *testing.T) {
 	put(`{"n":5,"keep":true,"node_id":"k5"}`, Public, canon.KindKnowledge)
 	put(`{"n":1,"keep":true}`, "did:key:me", canon.KindJSON) // the same content as #1, stored again: a shared blob
 	me := WithPrincipal(ctx, "did:key:me")
-	for name, read := range map[string]func(Keep) func(func(*Doc, error) bool){
-		"scan": func(k Keep) func(func(*Doc, error) bool) {
+	for name, read := range map[string]func(Keep) func(func(*StoredDoc, error) bool){
+		"scan": func(k Keep) func(func(*StoredDoc, error) bool) {
 			return s.ScanKindsKeeping(me, []canon.Kind{canon.KindJSON}, k)
 		},
-		"fetch": func(k Keep) func(func(*Doc, error) bool) {
+		"fetch": func(k Keep) func(func(*StoredDoc, error) bool) {
 			return s.FetchKeeping(me, roaring.BitmapOf(1, 2, 3, 4, 6), false, k)
 		},
-		"fetch sequential": func(k Keep) func(func(*Doc, error) bool) {
+		"fetch sequential": func(k Keep) func(func(*StoredDoc, error) bool) {
 			return s.FetchKeeping(me, roaring.BitmapOf(1, 2, 3, 4, 6), true, k)
 		},
 	} {

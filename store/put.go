@@ -266,8 +266,8 @@ func (m *mutation) index(num uint32, pd *Prepared) error {
 }
 
 // indexedDoc is what an Indexer sees of d, owned by owner.
-func indexedDoc(d *canon.Document, owner string) IndexedDoc {
-	return IndexedDoc{Kind: d.Kind, Owner: owner, Score: scoreOf(d.Signals),
+func indexedDoc(d *canon.Document, owner string) IndexInput {
+	return IndexInput{Kind: d.Kind, Owner: owner, Score: scoreOf(d.Signals),
 		CandidateID: candidateID(d.NaturalKey, d.ID()), Canonical: d.Canonical, View: d.View}
 }
 

@@ -24,9 +24,9 @@ type Ref struct {
 // Public is the owner of documents every reader may see.
 const Public = "public"
 
-// Doc is a stored document as a reader receives it. Its bytes belong to the
-// caller.
-type Doc struct {
+// StoredDoc is a stored document as a reader receives it. Its bytes
+// belong to the caller.
+type StoredDoc struct {
 	Ref
 	NaturalKey string
 	Body       []byte         // canonical bytes (RFC 8785 for JSON kinds, the §8 text for PAIRL)
@@ -37,7 +37,7 @@ type Doc struct {
 
 // JSON returns the document's JSON view, what AQL evaluates and indexes
 // hold: View when set, else Body.
-func (d *Doc) JSON() []byte {
+func (d *StoredDoc) JSON() []byte {
 	if d.View != nil {
 		return d.View
 	}
@@ -48,7 +48,7 @@ func (d *Doc) JSON() []byte {
 // The bytes are canonical and passed the store's limits when they were
 // put, so they are decoded with the fast canonical decoder and no limits:
 // a store opened later with smaller limits still reads them.
-func (d *Doc) Value() (any, error) { return canon.DecodeCanonical(d.JSON()) }
+func (d *StoredDoc) Value() (any, error) { return canon.DecodeCanonical(d.JSON()) }
 
 // record is the value of a 'D' key.
 type record struct {

@@ -10,7 +10,7 @@ import (
 // EachDocument calls fn with every document's number and body, whoever
 // owns it. It is for maintenance (reindex, check), never for readers: it
 // bypasses visibility.
-func (s *Store) EachDocument(ctx context.Context, fn func(num uint32, doc IndexedDoc) error) error {
+func (s *Store) EachDocument(ctx context.Context, fn func(num uint32, doc IndexInput) error) error {
 	return s.read(func(v *view, bs *bodies) error {
 		return s.scanRecords(ctx, v, "", func(num uint32, rec *record) error {
 			body, err := bs.body(num, rec)
@@ -69,7 +69,7 @@ func Reindex(ctx context.Context, dir string, opts *Options, ix Indexer, batchDo
 // keys without bound. It runs before the old index is dropped, so the
 // store stays open to delete the document, indexed as it was.
 func (s *Store) checkPaths(ctx context.Context) error {
-	return s.EachDocument(ctx, func(num uint32, doc IndexedDoc) error {
+	return s.EachDocument(ctx, func(num uint32, doc IndexInput) error {
 		if err := canon.CheckPaths(doc.JSON(), &s.opts.Limits); err != nil {
 			return fmt.Errorf("document %d (%s %s): %w; delete it, or raise the store's path limits (Options.Limits) to index it",
 				num, doc.Kind, canon.Sum(doc.Canonical), err)
@@ -117,7 +117,7 @@ func (s *Store) rebuild(ctx context.Context, ix Indexer, batchDocs int, progress
 		}
 		return b.wait()
 	}
-	err := s.EachDocument(ctx, func(num uint32, doc IndexedDoc) error {
+	err := s.EachDocument(ctx, func(num uint32, doc IndexInput) error {
 		if err := ix.Add(num, doc); err != nil {
 			return err
 		}

@@ -19,8 +19,8 @@ var errStopScan = errors.New("store: scan stopped")
 // context's principal may see, in ascending document number. Stop
 // iterating to end the scan early; an error ends it with a final
 // (nil, err) pair.
-func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error] {
-	return func(yield func(*Doc, error) bool) {
+func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*StoredDoc, error] {
+	return func(yield func(*StoredDoc, error) bool) {
 		principal := s.readerOf(ctx) // with its grants (grant.go)
 		err := s.read(func(v *view, bs *bodies) error {
 			return s.scanRecords(ctx, v, kind, func(num uint32, rec *record) error {
@@ -35,7 +35,7 @@ func (s *Store) Scan(ctx context.Context, kind canon.Kind) iter.Seq2[*Doc, error
 
 // ScanKinds is Scan over several kinds in one walk of the records: a
 // document of another kind costs its record, never its body.
-func (s *Store) ScanKinds(ctx context.Context, kinds []canon.Kind) iter.Seq2[*Doc, error] {
+func (s *Store) ScanKinds(ctx context.Context, kinds []canon.Kind) iter.Seq2[*StoredDoc, error] {
 	return s.ScanKindsKeeping(ctx, kinds, nil)
 }
 

@@ -37,8 +37,8 @@ const scanChunk = 512
 // Documents of other kinds and documents the reader may not see reach
 // neither.
 func (s *Store) ScanKindsParallel(ctx context.Context, kinds []canon.Kind, workers int,
-	test func(w int, num uint32, json []byte) bool, keep func(num uint32, v Verdict) bool) iter.Seq2[*Doc, error] {
-	return func(yield func(*Doc, error) bool) {
+	test func(w int, num uint32, json []byte) bool, keep func(num uint32, v Verdict) bool) iter.Seq2[*StoredDoc, error] {
+	return func(yield func(*StoredDoc, error) bool) {
 		principal := s.readerOf(ctx)
 		if workers <= 0 {
 			workers = defaultWorkers()
@@ -74,7 +74,7 @@ func (s *Store) ScanKindsParallel(ctx context.Context, kinds []canon.Kind, worke
 // yieldScanned builds and yields a document keep accepted. A worker
 // keeps no copy of a record that failed its test: one keep still wants
 // (a rejection the consumer lists) is read again.
-func yieldScanned(yield func(*Doc, error) bool, v *view, bs *bodies, principal reader, x scanned) error {
+func yieldScanned(yield func(*StoredDoc, error) bool, v *view, bs *bodies, principal reader, x scanned) error {
 	value := x.value
 	if value == nil {
 		var found bool

@@ -13,7 +13,7 @@ import (
 // ThreadNode is one PAIRL message of a thread tree (Store.Thread).
 type ThreadNode struct {
 	MID      string         // the @mid
-	Doc      *Doc           // nil when the message is referenced but not stored (or not visible)
+	Doc      *StoredDoc     // nil when the message is referenced but not stored (or not visible)
 	Message  *pairl.Message // nil with Doc
 	Deps     []string       // the @deps it names (edges outside the tree)
 	Children []*ThreadNode  // the messages whose @parent is this one, by @ts then @mid

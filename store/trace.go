@@ -22,7 +22,7 @@ const (
 // TraceEntry is one document of an intent's traceability chain.
 type TraceEntry struct {
 	Role string // one of the Trace* roles
-	Doc  *Doc
+	Doc  *StoredDoc
 }
 
 // Trace returns, in document order, the stored documents the context's
@@ -49,7 +49,7 @@ func (s *Store) Trace(ctx context.Context, intentID string) ([]TraceEntry, error
 }
 
 // traceRole returns doc's role in intentID's chain, "" when it has none.
-func traceRole(doc *Doc, intentID string) string {
+func traceRole(doc *StoredDoc, intentID string) string {
 	b := doc.JSON()
 	if len(b) == 0 || b[0] != '{' {
 		return ""

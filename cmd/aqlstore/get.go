@@ -41,7 +41,7 @@ func (c *getCommand) run(ctx context.Context, a []string) error {
 	}
 	defer s.Close()
 	ctx = c.m.ctx(ctx)
-	var doc *store.Doc
+	var doc *store.StoredDoc
 	if target.kind == "" {
 		doc, err = s.Get(ctx, store.Ref{ID: target.id})
 	} else {
@@ -63,7 +63,7 @@ func (c *getCommand) run(ctx context.Context, a []string) error {
 // getJSON is the --json form of a document: "document" is always JSON —
 // the canonical bytes of a JSON kind, the JSON view of a text kind
 // (PAIRL) — and a text kind's canonical text is in "text" as well.
-func getJSON(doc *store.Doc) map[string]any {
+func getJSON(doc *store.StoredDoc) map[string]any {
 	out := refJSON(doc.Ref)
 	out["natural_key"] = doc.NaturalKey
 	out["document"] = jsonRaw(doc.JSON())

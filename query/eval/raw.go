@@ -30,7 +30,7 @@ type rawState struct {
 	walker  canon.RawWalker
 	visitFn func([]byte) bool // e.visitRaw, bound once
 	unq     []byte            // the unescaped text of the current string value
-	doc     *canon.RawDoc     // the bytes' table of root members, during MatchRawDoc and EvalRawDoc
+	doc     *canon.Members    // the bytes' table of root members, during MatchMembers and EvalMembers
 }
 
 // MatchRaw is Match over doc, the canonical bytes of a document (RFC 8785,
@@ -60,20 +60,20 @@ func (e *Evaluator) EvalRaw(n *aql.Node, doc []byte, rec []aql.Evaluation) (bool
 	return ok, rec
 }
 
-// MatchRawDoc is MatchRaw over d's bytes, resolving the leaves' paths
+// MatchMembers is MatchRaw over d's bytes, resolving the leaves' paths
 // through d's table of root members, so that the leaves (and whatever else
 // the caller resolves over d) skim the document's top level once between
 // them. It allocates no more than MatchRaw. d is used only during the
 // call; it may have been used before and may be used after.
-func (e *Evaluator) MatchRawDoc(n *aql.Node, d *canon.RawDoc) bool {
+func (e *Evaluator) MatchMembers(n *aql.Node, d *canon.Members) bool {
 	e.raw.doc = d
 	ok := e.match(n, document{raw: d.Bytes(), isRaw: true})
 	e.scan, e.raw.doc = scan{}, nil
 	return ok
 }
 
-// EvalRawDoc is EvalRaw over d's bytes, through d's table as MatchRawDoc.
-func (e *Evaluator) EvalRawDoc(n *aql.Node, d *canon.RawDoc, rec []aql.Evaluation) (bool, []aql.Evaluation) {
+// EvalMembers is EvalRaw over d's bytes, through d's table as MatchMembers.
+func (e *Evaluator) EvalMembers(n *aql.Node, d *canon.Members, rec []aql.Evaluation) (bool, []aql.Evaluation) {
 	e.raw.doc = d
 	ok, rec := e.eval(n, document{raw: d.Bytes(), isRaw: true}, rec)
 	e.scan, e.raw.doc = scan{}, nil

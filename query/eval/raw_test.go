@@ -39,16 +39,16 @@ func checkRawAgrees(t fataler, e *Evaluator, n *aql.Node, c []byte, tree any) {
 	if d := cmp.Diff(wantRec, gotRec); d != "" {
 		t.Fatalf("records differ (-Eval +EvalRaw):\n%s\ndoc %s", d, c)
 	}
-	// The table path, with one RawDoc shared by the calls as judge shares
+	// The table path, with one Members shared by the calls as judge shares
 	// it, so that later calls meet a table the earlier ones built.
-	d := canon.NewRawDoc(c)
-	mt := e.MatchRawDoc(n, d)
-	gotT, gotTRec := e.EvalRawDoc(n, d, nil)
-	if mt != want || gotT != want || e.MatchRawDoc(n, d) != want {
-		t.Fatalf("Eval %v, EvalRawDoc %v, MatchRawDoc %v\ndoc %s", want, gotT, mt, c)
+	d := canon.NewMembers(c)
+	mt := e.MatchMembers(n, d)
+	gotT, gotTRec := e.EvalMembers(n, d, nil)
+	if mt != want || gotT != want || e.MatchMembers(n, d) != want {
+		t.Fatalf("Eval %v, EvalMembers %v, MatchMembers %v\ndoc %s", want, gotT, mt, c)
 	}
 	if d := cmp.Diff(wantRec, gotTRec); d != "" {
-		t.Fatalf("records differ (-Eval +EvalRawDoc):\n%s\ndoc %s", d, c)
+		t.Fatalf("records differ (-Eval +EvalMembers):\n%s\ndoc %s", d, c)
 	}
 }
 
@@ -158,10 +158,10 @@ func TestRawAllocations(t *testing.T) {
 		if allocs := testing.AllocsPerRun(100, func() { e.MatchRaw(n, c) }); allocs != 0 {
 			t.Errorf("%s: %v allocations per MatchRaw", src, allocs)
 		}
-		d := canon.NewRawDoc(c)
-		e.MatchRawDoc(n, d) // and the table to the document's width
-		if allocs := testing.AllocsPerRun(100, func() { d.Reset(c); e.MatchRawDoc(n, d) }); allocs != 0 {
-			t.Errorf("%s: %v allocations per MatchRawDoc", src, allocs)
+		d := canon.NewMembers(c)
+		e.MatchMembers(n, d) // and the table to the document's width
+		if allocs := testing.AllocsPerRun(100, func() { d.Reset(c); e.MatchMembers(n, d) }); allocs != 0 {
+			t.Errorf("%s: %v allocations per MatchMembers", src, allocs)
 		}
 	}
 }

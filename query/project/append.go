@@ -6,15 +6,15 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 )
 
-// AppendRawDoc is ApplyRawDoc writing the payload's RFC 8785 bytes to dst
+// AppendMembers is ApplyMembers writing the payload's RFC 8785 bytes to dst
 // instead of building it: the selected values are copied from d's
 // canonical bytes as they are (a canonical document's subtrees are
 // canonical, and a subset of an object's members keeps their order), so
-// nothing is decoded. The bytes equal canon.AppendValue of ApplyRawDoc's
-// payload; missing and the errors are ApplyRawDoc's, and on an error dst
-// is returned unchanged. d is used only during the call; AppendRawDoc is
-// safe for concurrent use with distinct RawDocs.
-func AppendRawDoc(dst []byte, d *canon.RawDoc, include, exclude []*canon.Pointer) (out []byte, missing []string, err error) {
+// nothing is decoded. The bytes equal canon.AppendValue of ApplyMembers's
+// payload; missing and the errors are ApplyMembers's, and on an error dst
+// is returned unchanged. d is used only during the call; AppendMembers is
+// safe for concurrent use with distinct Members tables.
+func AppendMembers(dst []byte, d *canon.Members, include, exclude []*canon.Pointer) (out []byte, missing []string, err error) {
 	doc := d.Bytes()
 	if len(doc) == 0 || doc[0] != '{' {
 		return dst, nil, notObjectRaw(doc)
@@ -36,8 +36,8 @@ func AppendRawDoc(dst []byte, d *canon.RawDoc, include, exclude []*canon.Pointer
 
 // appendRaw is buildRaw writing to dst: what v keeps under its mark m,
 // and whether anything was kept (when not, dst is returned as it was).
-// rd, set only for the root, is v's RawDoc.
-func appendRaw(dst, v []byte, rd *canon.RawDoc, m *mark, all bool) ([]byte, bool, error) {
+// rd, set only for the root, is v's Members.
+func appendRaw(dst, v []byte, rd *canon.Members, m *mark, all bool) ([]byte, bool, error) {
 	if m != nil {
 		if m.exclude {
 			return dst, false, nil
@@ -61,7 +61,7 @@ func appendRaw(dst, v []byte, rd *canon.RawDoc, m *mark, all bool) ([]byte, bool
 
 // appendObjectRaw is buildObjectRaw writing to dst: the members kept, in
 // the order the canonical bytes hold them, keys copied as they are.
-func appendObjectRaw(dst, v []byte, rd *canon.RawDoc, m *mark, all bool) ([]byte, bool, error) {
+func appendObjectRaw(dst, v []byte, rd *canon.Members, m *mark, all bool) ([]byte, bool, error) {
 	start := len(dst)
 	out := append(dst, '{')
 	kept := 0
@@ -138,7 +138,7 @@ func appendArrayRaw(dst, v []byte, m *mark, all bool) ([]byte, bool, error) {
 	return append(out, ']'), true, nil
 }
 
-// appendOnePath is AppendRawDoc for one include pointer without wildcards
+// appendOnePath is AppendMembers for one include pointer without wildcards
 // and no exclude, the common projection (a field or two deep): at most
 // one value is selected, so the payload is that value inside one
 // container per step of its path, each holding that member or element
@@ -146,7 +146,7 @@ func appendArrayRaw(dst, v []byte, m *mark, all bool) ([]byte, bool, error) {
 // keys as the bytes hold them, as appendObjectRaw would, but builds no
 // marks and skims no member beside the path: the root members after the
 // selected one, which the general walk lists, are never scanned.
-func appendOnePath(dst []byte, d *canon.RawDoc, p *canon.Pointer) (out []byte, missing []string, err error) {
+func appendOnePath(dst []byte, d *canon.Members, p *canon.Pointer) (out []byte, missing []string, err error) {
 	r := markers.Get().(*rawMarker)
 	defer markers.Put(r)
 	r.out, r.found = dst, false

@@ -9,8 +9,8 @@ import (
 
 // BenchmarkPayloadBytes gives a generated manifest's payload as bytes, as
 // a response needs it, two ways: the projection decoded to a map and
-// written again (ApplyRawDoc + AppendValue, the old path), and the
-// selected ranges copied (AppendRawDoc).
+// written again (ApplyMembers + AppendValue, the old path), and the
+// selected ranges copied (AppendMembers).
 func BenchmarkPayloadBytes(b *testing.B) {
 	body, _ := corpus.Document("manifest", 1, 7, nil)
 	c, _ := canonicalDoc(b, body)
@@ -19,14 +19,14 @@ func BenchmarkPayloadBytes(b *testing.B) {
 		b.Run(include[0]+"/map", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				p, _, _ := ApplyRawDoc(canon.NewRawDoc(c), inc, nil)
+				p, _, _ := ApplyMembers(canon.NewMembers(c), inc, nil)
 				_ = canon.AppendValue(nil, p)
 			}
 		})
 		b.Run(include[0]+"/bytes", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_, _, _ = AppendRawDoc(nil, canon.NewRawDoc(c), inc, nil)
+				_, _, _ = AppendMembers(nil, canon.NewMembers(c), inc, nil)
 			}
 		})
 	}
@@ -43,11 +43,11 @@ func TestAppendOnePath(t *testing.T) {
 		if d := rawAgreement(c, tree, inc, nil); d != "" {
 			t.Errorf("%s: %s", path, d)
 		}
-		d := canon.NewRawDoc(c)
-		pointers(t, []string{"/z"})[0].ResolveRawDoc(d, func([]byte) bool { return true })
+		d := canon.NewMembers(c)
+		pointers(t, []string{"/z"})[0].ResolveMembers(d, func([]byte) bool { return true })
 		buf := make([]byte, 0, 256)
 		allocs := testing.AllocsPerRun(20, func() {
-			buf, _, _ = AppendRawDoc(buf[:0], d, inc, nil)
+			buf, _, _ = AppendMembers(buf[:0], d, inc, nil)
 		})
 		if want := canon.AppendValue(nil, mustApply(t, tree, inc)); string(buf) != string(want) {
 			t.Errorf("%s: wrote %s, want %s", path, buf, want)

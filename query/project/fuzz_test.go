@@ -8,7 +8,7 @@ import (
 )
 
 // FuzzApplyRaw: on any bytes and any projection, ApplyRaw and
-// ApplyRawDoc never panic, fail only with ErrNotObject or ErrMalformed,
+// ApplyMembers never panic, fail only with ErrNotObject or ErrMalformed,
 // and agree with each other; on bytes that canonicalize, ApplyRaw over
 // the canonical bytes is exactly Apply over the decoded document
 // (payload, missing list and error). Stored documents are canonical, so

@@ -25,18 +25,18 @@ func ApplyRaw(doc []byte, include, exclude []*canon.Pointer) (payload map[string
 	return applyRaw(doc, nil, include, exclude)
 }
 
-// ApplyRawDoc is ApplyRaw over d's bytes, resolving the pointers and
+// ApplyMembers is ApplyRaw over d's bytes, resolving the pointers and
 // building the payload's top level through d's table of root members, so
 // that the projection (and whatever else the caller resolves over d, such
-// as EvalRawDoc) skims the document's top level once. The payload shares
-// nothing with d. d is used only during the call; ApplyRawDoc is safe for
-// concurrent use with distinct RawDocs.
-func ApplyRawDoc(d *canon.RawDoc, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
+// as EvalMembers) skims the document's top level once. The payload shares
+// nothing with d. d is used only during the call; ApplyMembers is safe for
+// concurrent use with distinct Members tables.
+func ApplyMembers(d *canon.Members, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
 	return applyRaw(d.Bytes(), d, include, exclude)
 }
 
-// applyRaw is ApplyRaw, through rd's table when rd (doc's RawDoc) is set.
-func applyRaw(doc []byte, rd *canon.RawDoc, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
+// applyRaw is ApplyRaw, through rd's table when rd (doc's Members) is set.
+func applyRaw(doc []byte, rd *canon.Members, include, exclude []*canon.Pointer) (payload map[string]any, missing []string, err error) {
 	if len(doc) == 0 || doc[0] != '{' {
 		return nil, nil, notObjectRaw(doc)
 	}
@@ -79,8 +79,8 @@ var markers = sync.Pool{New: func() any { return new(rawMarker) }}
 // rawMarker marks the nodes pointers select in canonical bytes.
 // markPaths marks, on a pooled marker, the nodes of doc that include and
 // exclude select, and lists the include pointers that select none. rd,
-// when set, is doc's RawDoc. The caller releases the marker.
-func markPaths(doc []byte, rd *canon.RawDoc, include, exclude []*canon.Pointer) (r *rawMarker, missing []string) {
+// when set, is doc's Members. The caller releases the marker.
+func markPaths(doc []byte, rd *canon.Members, include, exclude []*canon.Pointer) (r *rawMarker, missing []string) {
 	r = markers.Get().(*rawMarker)
 	r.root, r.doc = &mark{}, rd
 	for _, p := range include {
@@ -102,7 +102,7 @@ func (r *rawMarker) release() {
 
 type rawMarker struct {
 	root   *mark
-	doc    *canon.RawDoc // the document's table, when the caller has one
+	doc    *canon.Members // the document's table, when the caller has one
 	walker canon.RawWalker
 	path   []step
 
@@ -144,8 +144,8 @@ func rawStep(s canon.RawStep) step {
 
 // buildRaw is build over the raw value v: the subtrees it keeps are
 // decoded, the others only skipped. rd, set only for the root, is v's
-// RawDoc, whose table lists v's members.
-func buildRaw(v []byte, rd *canon.RawDoc, m *mark, all bool) (any, bool, error) {
+// Members, whose table lists v's members.
+func buildRaw(v []byte, rd *canon.Members, m *mark, all bool) (any, bool, error) {
 	if m != nil {
 		if m.exclude {
 			return nil, false, nil
@@ -186,7 +186,7 @@ func shorten(v []byte) []byte {
 
 // buildObjectRaw is buildObject over the members of the raw object v, as
 // rd's table lists them when rd is set.
-func buildObjectRaw(v []byte, rd *canon.RawDoc, m *mark, all bool) (any, bool, error) {
+func buildObjectRaw(v []byte, rd *canon.Members, m *mark, all bool) (any, bool, error) {
 	out := make(map[string]any)
 	var err error
 	each := func(key, x []byte) bool {

@@ -49,46 +49,46 @@ func rawAgreement(c []byte, tree any, include, exclude []*canon.Pointer) string 
 	return appendAgreement(c, include, exclude)
 }
 
-// appendAgreement is "" when AppendRawDoc writes, after a prefix it must
+// appendAgreement is "" when AppendMembers writes, after a prefix it must
 // keep, the RFC 8785 bytes of ApplyRaw's payload over the canonical c,
 // with the same missing paths and error.
 func appendAgreement(c []byte, include, exclude []*canon.Pointer) string {
 	payload, wantMissing, wantErr := ApplyRaw(c, include, exclude)
 	prefix := []byte("[1,")
-	got, gotMissing, gotErr := AppendRawDoc(prefix, canon.NewRawDoc(c), include, exclude)
+	got, gotMissing, gotErr := AppendMembers(prefix, canon.NewMembers(c), include, exclude)
 	want := prefix
 	if wantErr == nil {
 		want = canon.AppendValue(slices.Clone(prefix), payload)
 	}
 	switch {
 	case string(got) != string(want):
-		return "AppendRawDoc wrote " + string(got) + ", want " + string(want)
+		return "AppendMembers wrote " + string(got) + ", want " + string(want)
 	case !slices.Equal(gotMissing, wantMissing):
-		return "missing (AppendRawDoc) " + cmp.Diff(wantMissing, gotMissing)
+		return "missing (AppendMembers) " + cmp.Diff(wantMissing, gotMissing)
 	case errText(gotErr) != errText(wantErr):
-		return "error (AppendRawDoc) " + cmp.Diff(errText(wantErr), errText(gotErr))
+		return "error (AppendMembers) " + cmp.Diff(errText(wantErr), errText(gotErr))
 	}
 	return ""
 }
 
-// docAgreement is "" when ApplyRawDoc gives exactly ApplyRaw over c, both
-// on a fresh RawDoc and on one whose table a resolve has half built (as
+// docAgreement is "" when ApplyMembers gives exactly ApplyRaw over c, both
+// on a fresh Members and on one whose table a resolve has half built (as
 // judge leaves it after evaluating the constraints).
 func docAgreement(c []byte, include, exclude []*canon.Pointer) string {
 	want, wantMissing, wantErr := ApplyRaw(c, include, exclude)
 	for _, warm := range append([]*canon.Pointer{nil}, include...) {
-		d := canon.NewRawDoc(c)
+		d := canon.NewMembers(c)
 		if warm != nil {
-			warm.ResolveRawDoc(d, func([]byte) bool { return false })
+			warm.ResolveMembers(d, func([]byte) bool { return false })
 		}
-		got, gotMissing, gotErr := ApplyRawDoc(d, include, exclude)
+		got, gotMissing, gotErr := ApplyMembers(d, include, exclude)
 		switch {
 		case !reflect.DeepEqual(got, want):
-			return "payload (-ApplyRaw +ApplyRawDoc):\n" + cmp.Diff(want, got)
+			return "payload (-ApplyRaw +ApplyMembers):\n" + cmp.Diff(want, got)
 		case !slices.Equal(gotMissing, wantMissing):
-			return "missing (ApplyRawDoc) " + cmp.Diff(wantMissing, gotMissing)
+			return "missing (ApplyMembers) " + cmp.Diff(wantMissing, gotMissing)
 		case errText(gotErr) != errText(wantErr) || !errors.Is(gotErr, ErrMalformed) && errors.Is(wantErr, ErrMalformed):
-			return "error (ApplyRawDoc) " + cmp.Diff(errText(wantErr), errText(gotErr))
+			return "error (ApplyMembers) " + cmp.Diff(errText(wantErr), errText(gotErr))
 		}
 	}
 	return ""
@@ -163,10 +163,10 @@ func TestApplyRawMalformed(t *testing.T) {
 	}
 }
 
-// TestApplyRawDocOdd: on bytes that are not canonical (malformed members,
-// duplicate names, names escaped differently, other roots) ApplyRawDoc
+// TestApplyMembersOdd: on bytes that are not canonical (malformed members,
+// duplicate names, names escaped differently, other roots) ApplyMembers
 // gives exactly what ApplyRaw gives.
-func TestApplyRawDocOdd(t *testing.T) {
+func TestApplyMembersOdd(t *testing.T) {
 	docs := []string{``, `{`, `{}`, `{"a":`, `{"a":[1,`, `{"a":{"b":tru}}`, `{"a":"x\q"}`, `{"a":1,}`, `{"a":,"b":1}`,
 		`{"a":1,"b":}`, `{"a":1 x}`, `{"a":1,"a":2}`, `{"a":{"b":1},"a":{"c":2}}`, `{"\u0061":1,"a":2}`,
 		`{"a\\b":1,"a\u005cb":2}`, `{"":{"":1},"*":2}`, `[{"a":1}]`, `"x"`, `null`, `3`}

@@ -8,13 +8,13 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestRawDocMatchesResolve: resolving through a RawDoc's table selects
+// TestMembersMatchesResolve: resolving through a Members table selects
 // what Resolve does, and the same paths as the walk over the bytes, with
-// one RawDoc reused across documents and several pointers per document
+// one Members reused across documents and several pointers per document
 // (so the lazily built table is met half built, built, and reset).
-func TestRawDocMatchesResolve(t *testing.T) {
+func TestMembersMatchesResolve(t *testing.T) {
 	var w RawWalker
-	var d RawDoc
+	var d Members
 	rapid.Check(t, func(t *rapid.T) {
 		c, doc := canonicalOf(t, genRawValue(t, rapid.IntRange(0, 4).Draw(t, "depth")))
 		d.Reset(c)
@@ -22,7 +22,7 @@ func TestRawDocMatchesResolve(t *testing.T) {
 			p := genRawPointer(t, doc)
 			want := p.ResolveAll(doc, nil)
 			if got := rawDocResolved(t, p, &d); !reflect.DeepEqual(got, want) {
-				t.Fatalf("%q over %s:\nResolveRawDoc %s\nResolve       %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
+				t.Fatalf("%q over %s:\nResolveMembers %s\nResolve       %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
 			}
 			checkDocWalker(t, &w, p, &d)
 		}
@@ -30,9 +30,9 @@ func TestRawDocMatchesResolve(t *testing.T) {
 	})
 }
 
-func rawDocResolved(t rawTB, p *Pointer, d *RawDoc) []any {
+func rawDocResolved(t rawTB, p *Pointer, d *Members) []any {
 	var got []any
-	p.ResolveRawDoc(d, func(v []byte) bool {
+	p.ResolveMembers(d, func(v []byte) bool {
 		x, err := DecodeCanonical(v)
 		if err != nil {
 			t.Fatalf("%q: selected %q: %v", p, v, err)
@@ -46,7 +46,7 @@ func rawDocResolved(t rawTB, p *Pointer, d *RawDoc) []any {
 // checkDocWalker: a kept walker gives, through the table, the values and
 // paths (byte for byte) the walk over the bytes gives, and stops where
 // told.
-func checkDocWalker(t rawTB, w *RawWalker, p *Pointer, d *RawDoc) {
+func checkDocWalker(t rawTB, w *RawWalker, p *Pointer, d *Members) {
 	want, got := rawValues(w, p, d, false), rawValues(w, p, d, true)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q over %s: ResolveDoc %q, Resolve %q", p, d.Bytes(), got, want)
@@ -57,14 +57,14 @@ func checkDocWalker(t rawTB, w *RawWalker, p *Pointer, d *RawDoc) {
 	}
 	for stop := 1; stop <= len(want); stop++ {
 		n := 0
-		done := p.ResolveRawDoc(d, func([]byte) bool { n++; return n < stop })
+		done := p.ResolveMembers(d, func([]byte) bool { n++; return n < stop })
 		if done || n != stop {
 			t.Fatalf("%q: stopping after %d: returned %v after %d values", p, stop, done, n)
 		}
 	}
 }
 
-func rawValues(w *RawWalker, p *Pointer, d *RawDoc, table bool) []string {
+func rawValues(w *RawWalker, p *Pointer, d *Members, table bool) []string {
 	out := []string{}
 	fn := func(v []byte) bool { out = append(out, string(v)); return true }
 	if table {
@@ -75,7 +75,7 @@ func rawValues(w *RawWalker, p *Pointer, d *RawDoc, table bool) []string {
 	return out
 }
 
-func rawPaths(w *RawWalker, p *Pointer, d *RawDoc, table bool) []string {
+func rawPaths(w *RawWalker, p *Pointer, d *Members, table bool) []string {
 	out := []string{}
 	fn := func(path []RawStep, v []byte) bool {
 		s := ""
@@ -94,19 +94,19 @@ func rawPaths(w *RawWalker, p *Pointer, d *RawDoc, table bool) []string {
 }
 
 // checkDocMembers: the table's members are EachMember's.
-func checkDocMembers(t rawTB, d *RawDoc) {
+func checkDocMembers(t rawTB, d *Members) {
 	var want, got []string
 	EachMember(d.Bytes(), func(k, v []byte) bool { want = append(want, string(k)+":"+string(v)); return true })
 	d.EachMember(func(k, v []byte) bool { got = append(got, string(k)+":"+string(v)); return true })
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("%s: RawDoc.EachMember %q, EachMember %q", d.Bytes(), got, want)
+		t.Fatalf("%s: Members.EachMember %q, EachMember %q", d.Bytes(), got, want)
 	}
 }
 
-// TestRawDocOdd: on bytes that are not canonical (duplicate names, names
+// TestMembersOdd: on bytes that are not canonical (duplicate names, names
 // escaped differently, malformed members, other roots) the table path
 // selects exactly what the walk over the bytes does.
-func TestRawDocOdd(t *testing.T) {
+func TestMembersOdd(t *testing.T) {
 	docs := []string{
 		`{"a":1,"a":2}`, `{"\u0061":1,"a":2,"b":{"a":3}}`, `{"a\\b":1,"a\u005cb":2}`, `{"x\"y":[1,2],"x\u0022y":3}`,
 		`{"a":,"b":1}`, `{"a":1,"b":}`, `{"a":1,"b"`, `{"a":1,}`, `{"a":1 x}`, `{"a":1,"b":[1,{"c":2}]`, `{"a"}`,
@@ -115,7 +115,7 @@ func TestRawDocOdd(t *testing.T) {
 	ptrs := []string{"", "/", "/a", "/a/b", "/b", "/b/1/c", "/*", "/**", "/*/b", "/**/a", "/0", "/0/a", "/*/a",
 		`/a\b`, `/x"y`, `/x"y/1`, "//", "/*/*", "/**/**"}
 	var w RawWalker
-	d := NewRawDoc(nil)
+	d := NewMembers(nil)
 	for _, src := range docs {
 		d.Reset([]byte(src))
 		for _, s := range ptrs {
@@ -125,32 +125,32 @@ func TestRawDocOdd(t *testing.T) {
 	}
 }
 
-func TestRawDocNoAlloc(t *testing.T) {
+func TestMembersNoAlloc(t *testing.T) {
 	c, _ := canonicalOf(t, testDecode(t, `{"a":{"x\"y":[0,1,{"b":true}]},"c":[{"d":1},{"d":2},{"e":{"d":3}}],"z":1}`))
 	sink := 0
 	count := func([]byte) bool { sink++; return true }
 	var w RawWalker
-	d := NewRawDoc(c)
+	d := NewMembers(c)
 	for _, s := range []string{"/a/x\"y/2/b", "/c/1/d", "/missing", "/z", "/c/*/d", "/**/d", "/**", "/*/**/b", "/*"} {
 		p := MustParsePointer(s)
 		if n := testing.AllocsPerRun(100, func() { d.Reset(c); w.ResolveDoc(p, d, count) }); n != 0 {
 			t.Errorf("%q: %v allocations per RawWalker.ResolveDoc", s, n)
 		}
-		if n := testing.AllocsPerRun(100, func() { d.Reset(c); p.ResolveRawDoc(d, count) }); n != 0 {
-			t.Errorf("%q: %v allocations per ResolveRawDoc", s, n)
+		if n := testing.AllocsPerRun(100, func() { d.Reset(c); p.ResolveMembers(d, count) }); n != 0 {
+			t.Errorf("%q: %v allocations per ResolveMembers", s, n)
 		}
 	}
 }
 
-// TestRawDocHoldsNoDocument: Reset(nil) drops the table's references, and
-// the walker keeps none to the RawDoc.
-func TestRawDocHoldsNoDocument(t *testing.T) {
+// TestMembersHoldsNoDocument: Reset(nil) drops the table's references, and
+// the walker keeps none to the Members.
+func TestMembersHoldsNoDocument(t *testing.T) {
 	c, _ := canonicalOf(t, testDecode(t, `{"a":[{"b":1},{"b":2}],"c":3}`))
 	var w RawWalker
-	d := NewRawDoc(c)
+	d := NewMembers(c)
 	w.ResolvePathDoc(MustParsePointer("/**/b"), d, func([]RawStep, []byte) bool { return true })
 	if w.doc != nil {
-		t.Fatal("walker still holds the RawDoc")
+		t.Fatal("walker still holds the Members")
 	}
 	d.Reset(nil)
 	for i, e := range d.members[:cap(d.members)] {
@@ -160,12 +160,12 @@ func TestRawDocHoldsNoDocument(t *testing.T) {
 	}
 }
 
-// TestRawDocCanonicalMatchesResolve is TestRawDocMatchesResolve over
+// TestMembersCanonicalMatchesResolve is TestMembersMatchesResolve over
 // ResetCanonical, whose lookups of late names read the members from the
 // end: the same values and paths, the table met read from both ends.
-func TestRawDocCanonicalMatchesResolve(t *testing.T) {
+func TestMembersCanonicalMatchesResolve(t *testing.T) {
 	var w RawWalker
-	var d RawDoc
+	var d Members
 	rapid.Check(t, func(t *rapid.T) {
 		c, doc := canonicalOf(t, genRawValue(t, rapid.IntRange(0, 4).Draw(t, "depth")))
 		d.ResetCanonical(c)
@@ -173,7 +173,7 @@ func TestRawDocCanonicalMatchesResolve(t *testing.T) {
 			p := genRawPointer(t, doc)
 			want := p.ResolveAll(doc, nil)
 			if got := rawDocResolved(t, p, &d); !reflect.DeepEqual(got, want) {
-				t.Fatalf("%q over %s:\nResolveRawDoc %s\nResolve       %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
+				t.Fatalf("%q over %s:\nResolveMembers %s\nResolve       %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
 			}
 			checkDocWalker(t, &w, p, &d)
 		}
@@ -181,13 +181,13 @@ func TestRawDocCanonicalMatchesResolve(t *testing.T) {
 	})
 }
 
-// TestRawDocReadsLateNamesFromTheEnd: a canonical document's late member
+// TestMembersReadsLateNamesFromTheEnd: a canonical document's late member
 // is found without reading the members before it (here bytes no reader
 // can read, which the lookup must never reach), and the table then lists
 // the members in order once read from both ends.
-func TestRawDocReadsLateNamesFromTheEnd(t *testing.T) {
+func TestMembersReadsLateNamesFromTheEnd(t *testing.T) {
 	b := []byte(`{"a":[1,{"b":"x\"]}"}],"p":tru,"t":{"u":"\\\\"},"v":"w\"x","z":[1,2]}`)
-	var d RawDoc
+	var d Members
 	d.ResetCanonical(b)
 	for _, c := range []struct{ name, want string }{{"t", `{"u":"\\\\"}`}, {"z", `[1,2]`}, {"v", `"w\"x"`}, {"s", ""}} {
 		_, v, ok := d.lookup(c.name)

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 )
 
-// RawDoc is the canonical bytes of one document together with a table of
+// Members is the canonical bytes of one document together with a table of
 // its root object's members (raw key, raw value), so that several pointers
 // resolved over the same document skim its top level once instead of once
 // each. RFC 8785 sorts members, so a lookup of a late member ("tool" after
@@ -17,13 +17,13 @@ import (
 // up where the scan stopped. A document whose root is not an object has no
 // table; everything then works on the bytes as before.
 //
-// Reset a RawDoc to reuse it for another document: its table's storage is
-// kept, so a reused RawDoc costs no allocation once it has seen a document
-// with as many top-level members. A RawDoc is NOT safe for concurrent use
+// Reset a Members value to reuse it for another document: its table's storage is
+// kept, so a reused Members costs no allocation once it has seen a document
+// with as many top-level members. A Members value is NOT safe for concurrent use
 // (lookups extend the table). It refers to the bytes it was given until
-// the next Reset; they must not change meanwhile. The zero RawDoc holds an
+// the next Reset; they must not change meanwhile. The zero Members holds an
 // empty document.
-type RawDoc struct {
+type Members struct {
 	b       []byte
 	members []rawEntry
 	next    int  // offset of the next member's key not yet in members; -1 when the scan is over
@@ -41,16 +41,16 @@ type RawDoc struct {
 // rawEntry is one member of the root object.
 type rawEntry struct{ key, value []byte }
 
-// NewRawDoc returns a RawDoc over b.
-func NewRawDoc(b []byte) *RawDoc {
-	d := new(RawDoc)
+// NewMembers returns a Members value over b.
+func NewMembers(b []byte) *Members {
+	d := new(Members)
 	d.Reset(b)
 	return d
 }
 
-// Reset makes d a RawDoc over b, forgetting the previous document (but
+// Reset makes d a Members value over b, forgetting the previous document (but
 // keeping the table's storage). Reset(nil) drops every reference to it.
-func (d *RawDoc) Reset(b []byte) {
+func (d *Members) Reset(b []byte) {
 	clear(d.members)
 	clear(d.tail)
 	d.members, d.tail = d.members[:0], d.tail[:0]
@@ -68,20 +68,20 @@ func (d *RawDoc) Reset(b []byte) {
 // member; only what it skims differs. Bytes in another form are read
 // without a panic, but a late name may then be found where reading from
 // the start would stop.
-func (d *RawDoc) ResetCanonical(b []byte) {
+func (d *Members) ResetCanonical(b []byte) {
 	d.Reset(b)
 	d.canonical = true
 }
 
 // Bytes returns the document's bytes, as given to Reset.
-func (d *RawDoc) Bytes() []byte { return d.b }
+func (d *Members) Bytes() []byte { return d.b }
 
 // object reports whether the root is an object, so that the table applies.
-func (d *RawDoc) object() bool { return len(d.b) >= 2 && d.b[0] == '{' }
+func (d *Members) object() bool { return len(d.b) >= 2 && d.b[0] == '{' }
 
 // member returns root member i, scanning as far as it needs; ok is false
 // past the last member (or past malformed bytes).
-func (d *RawDoc) member(i int) (key, value []byte, ok bool) {
+func (d *Members) member(i int) (key, value []byte, ok bool) {
 	for i >= len(d.members) {
 		if !d.scanOne() {
 			return nil, nil, false
@@ -94,7 +94,7 @@ func (d *RawDoc) member(i int) (key, value []byte, ok bool) {
 // scanOne adds the next member to the table, reading it exactly as
 // memberAt does for the walks over bytes, so the table holds the members
 // they would meet.
-func (d *RawDoc) scanOne() bool {
+func (d *Members) scanOne() bool {
 	if d.next < 0 {
 		return false
 	}
@@ -123,7 +123,7 @@ func (d *RawDoc) scanOne() bool {
 }
 
 // lookup is rawMember over the root: the first member named name.
-func (d *RawDoc) lookup(name string) (key, value []byte, ok bool) {
+func (d *Members) lookup(name string) (key, value []byte, ok bool) {
 	if d.canonical && d.next >= 0 && lateName(name) {
 		for i := range d.tail {
 			if e := &d.tail[i]; rawNameEquals(e.key, name) {
@@ -148,7 +148,7 @@ func (d *RawDoc) lookup(name string) (key, value []byte, ok bool) {
 // EachMember is EachMember(d.Bytes(), fn), through the table: fn gets the
 // raw key (quoted) and raw value of every root member, in order, until it
 // returns false. It calls fn with nothing when the root is not an object.
-func (d *RawDoc) EachMember(fn func(key, value []byte) bool) {
+func (d *Members) EachMember(fn func(key, value []byte) bool) {
 	for d.scanOne() {
 	}
 	if d.broken {
@@ -164,11 +164,11 @@ func (d *RawDoc) EachMember(fn func(key, value []byte) bool) {
 	}
 }
 
-// ResolveRawDoc is p.ResolveRaw(d.Bytes(), fn), with the first segment
+// ResolveMembers is p.ResolveRaw(d.Bytes(), fn), with the first segment
 // taken from d's table of root members.
-func (p *Pointer) ResolveRawDoc(d *RawDoc, fn func(v []byte) bool) bool {
+func (p *Pointer) ResolveMembers(d *Members, fn func(v []byte) bool) bool {
 	if !p.HasWildcard() {
-		v, ok := p.lookupRawDoc(d)
+		v, ok := p.lookupMembers(d)
 		return !ok || fn(v)
 	}
 	w := rawWalkers.Get().(*RawWalker)
@@ -177,8 +177,8 @@ func (p *Pointer) ResolveRawDoc(d *RawDoc, fn func(v []byte) bool) bool {
 	return ok
 }
 
-// lookupRawDoc is lookupRaw with the first step through d's table.
-func (p *Pointer) lookupRawDoc(d *RawDoc) ([]byte, bool) {
+// lookupMembers is lookupRaw with the first step through d's table.
+func (p *Pointer) lookupMembers(d *Members) ([]byte, bool) {
 	if p == nil || len(p.segs) == 0 || !d.object() {
 		return p.lookupRaw(d.b)
 	}
@@ -204,7 +204,7 @@ func lateName(name string) bool { return len(name) > 0 && name[0] > 'm' }
 // there is none, since a canonical object names each member once). sure
 // is false when the bytes are not what they should be: the scan from the
 // start then decides.
-func (d *RawDoc) lookupBack(name string) (key, value []byte, found, sure bool) {
+func (d *Members) lookupBack(name string) (key, value []byte, found, sure bool) {
 	for i := range d.members { // read from the start already
 		if e := &d.members[i]; rawNameEquals(e.key, name) {
 			return e.key, e.value, true, true
