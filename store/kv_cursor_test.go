@@ -65,3 +65,64 @@ func TestCursorSeek(t *testing.T) {
 		c.close()
 	}
 }
+
+// TestCursorSeekReadsNoExtraBlock seeks every 20th of 2,000 stored
+// records of 3 KiB (about five to a 16 KiB block) through one cursor,
+// and checks that it loads no more block bytes than seeking each of them
+// with a cursor of its own, which loads the candidate's block and the
+// index. Pebble's TrySeekUsingNext steps from one candidate towards the
+// next loaded the block after each candidate's as well (kv.go, seek).
+func TestCursorSeekReadsNoExtraBlock(t *testing.T) {
+	k, err := openKV(t.TempDir(), (&Options{NoSync: true, BlockCompression: "none"}).EnsureDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.close()
+	rng := rand.New(rand.NewPCG(3, 5))
+	key := func(n uint32) []byte { return binary.BigEndian.AppendUint32([]byte{prefixDoc}, n) }
+	b := k.newBatch()
+	for n := uint32(0); n < 2000; n++ {
+		value := make([]byte, 3<<10)
+		for i := range value {
+			value[i] = byte(rng.Uint32())
+		}
+		if err := b.set(key(n), value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := k.apply(b, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.compact(); err != nil { // into tables of blocks
+		t.Fatal(err)
+	}
+	v := k.newView()
+	defer v.close()
+	start, end := []byte{prefixDoc}, prefixEnd([]byte{prefixDoc})
+	seek := func(c *cursor, n uint32) {
+		if _, found, err := c.seek(key(n), nil); err != nil || !found {
+			t.Fatalf("seek %d: found %v, %v", n, found, err)
+		}
+	}
+	one, err := v.cursor(start, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.close()
+	var each uint64
+	for n := uint32(7); n < 2000; n += 20 {
+		seek(one, n)
+		c, err := v.cursor(start, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seek(c, n)
+		each += c.it.Stats().InternalStats.BlockBytes
+		c.close()
+	}
+	if got := one.it.Stats().InternalStats.BlockBytes; got > each {
+		t.Errorf("one cursor seeking 100 sparse records loaded %d block bytes, more than the %d of a cursor per record", got, each)
+	} else {
+		t.Logf("one cursor %d block bytes, a cursor per record %d", got, each)
+	}
+}
