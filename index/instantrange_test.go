@@ -138,19 +138,4 @@ func instantWithin(v canon.Instant, b InstantBounds) bool {
 	return true
 }
 
-func instantBounds(b InstantBounds) string {
-	lo, hi := "(-inf", "+inf)"
-	if b.Lo != nil {
-		lo = "[" + b.Lo.String()
-		if b.OpenLo {
-			lo = "(" + b.Lo.String()
-		}
-	}
-	if b.Hi != nil {
-		hi = b.Hi.String() + "]"
-		if b.OpenHi {
-			hi = b.Hi.String() + ")"
-		}
-	}
-	return lo + ", " + hi
-}
+func instantBounds(b InstantBounds) string { return interval(b.Lo, b.Hi, b.OpenLo, b.OpenHi) }

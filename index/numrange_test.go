@@ -171,19 +171,26 @@ func within(d *apd.Decimal, b NumberBounds) bool {
 	return true
 }
 
-func bounds(b NumberBounds) string {
-	lo, hi := "(-inf", "+inf)"
-	if b.Lo != nil {
-		lo = "[" + b.Lo.String()
-		if b.OpenLo {
-			lo = "(" + b.Lo.String()
+func bounds(b NumberBounds) string { return interval(b.Lo, b.Hi, b.OpenLo, b.OpenHi) }
+
+// interval writes a range's bounds as "[lo, hi)", a nil bound as infinity.
+func interval[P interface {
+	comparable
+	String() string
+}](lo, hi P, openLo, openHi bool) string {
+	var none P
+	l, h := "(-inf", "+inf)"
+	if lo != none {
+		l = "[" + lo.String()
+		if openLo {
+			l = "(" + lo.String()
 		}
 	}
-	if b.Hi != nil {
-		hi = b.Hi.String() + "]"
-		if b.OpenHi {
-			hi = b.Hi.String() + ")"
+	if hi != none {
+		h = hi.String() + "]"
+		if openHi {
+			h = hi.String() + ")"
 		}
 	}
-	return lo + ", " + hi
+	return l + ", " + h
 }
