@@ -64,10 +64,17 @@ func (r *resolution) startTop(ctx context.Context, s *store.Store) error {
 // rejection as consider files it. matched says the constraints were
 // already matched on its bytes; p is the worker's projection, if any.
 func (r *resolution) considerTop(doc *store.StoredDoc, matched bool, p *prejudged) error {
+	// One table of doc's members serves the match and the projection.
+	rd := memberTables.Get().(*canon.Members)
+	rd.ResetCanonical(doc.JSON())
+	defer func() {
+		rd.Reset(nil)
+		memberTables.Put(rd)
+	}()
 	if !matched {
-		matched = r.matchDoc(doc)
+		matched = r.matchMembers(rd)
 	}
-	if matched && qualityFailure(r.in.QualityFloor, doc.Signals) == "" && r.projects(doc, p) {
+	if matched && qualityFailure(r.in.QualityFloor, doc.Signals) == "" && r.projects(rd, p) {
 		r.nEval++
 		return r.top.push(doc)
 	}
@@ -85,32 +92,22 @@ func (r *resolution) considerTop(doc *store.StoredDoc, matched bool, p *prejudge
 	return r.top.push(doc)
 }
 
-// matchDoc matches doc's bytes against the constraints.
-func (r *resolution) matchDoc(doc *store.StoredDoc) bool {
-	rd := memberTables.Get().(*canon.Members)
-	rd.ResetCanonical(doc.JSON())
-	defer func() {
-		rd.Reset(nil)
-		memberTables.Put(rd)
-	}()
+// matchMembers matches a document, through its members' table rd,
+// against the constraints.
+func (r *resolution) matchMembers(rd *canon.Members) bool {
 	if r.o.walks != nil {
 		r.o.walks.matches++
 	}
 	return r.ev.MatchMembers(r.in.Constraints, rd)
 }
 
-// projects reports whether doc's projection resolves (R4): from p when a
-// worker projected it, else projected into a scratch buffer.
-func (r *resolution) projects(doc *store.StoredDoc, p *prejudged) bool {
+// projects reports whether the projection of a document, through its
+// members' table rd, resolves (R4): from p when a worker projected it,
+// else projected into a scratch buffer.
+func (r *resolution) projects(rd *canon.Members, p *prejudged) bool {
 	if p != nil {
 		return p.err == nil && len(p.missing) == 0
 	}
-	rd := memberTables.Get().(*canon.Members)
-	rd.ResetCanonical(doc.JSON())
-	defer func() {
-		rd.Reset(nil)
-		memberTables.Put(rd)
-	}()
 	var missing []string
 	var err error
 	r.top.scratch, missing, err = project.AppendMembers(r.top.scratch[:0], rd, r.in.Projection.Include, r.in.Projection.Exclude)
