@@ -13,11 +13,17 @@ import (
 // one Members reused across documents and several pointers per document
 // (so the lazily built table is met half built, built, and reset).
 func TestMembersMatchesResolve(t *testing.T) {
+	checkMembersResolve(t, (*Members).Reset)
+}
+
+// checkMembersResolve is TestMembersMatchesResolve with the table made
+// over each document by reset.
+func checkMembersResolve(t *testing.T, reset func(*Members, []byte)) {
 	var w RawWalker
 	var d Members
 	rapid.Check(t, func(t *rapid.T) {
 		c, doc := canonicalOf(t, genRawValue(t, rapid.IntRange(0, 4).Draw(t, "depth")))
-		d.Reset(c)
+		reset(&d, c)
 		for range 5 {
 			p := genRawPointer(t, doc)
 			want := p.ResolveAll(doc, nil)
@@ -164,21 +170,7 @@ func TestMembersHoldsNoDocument(t *testing.T) {
 // ResetCanonical, whose lookups of late names read the members from the
 // end: the same values and paths, the table met read from both ends.
 func TestMembersCanonicalMatchesResolve(t *testing.T) {
-	var w RawWalker
-	var d Members
-	rapid.Check(t, func(t *rapid.T) {
-		c, doc := canonicalOf(t, genRawValue(t, rapid.IntRange(0, 4).Draw(t, "depth")))
-		d.ResetCanonical(c)
-		for range 5 {
-			p := genRawPointer(t, doc)
-			want := p.ResolveAll(doc, nil)
-			if got := rawDocResolved(t, p, &d); !reflect.DeepEqual(got, want) {
-				t.Fatalf("%q over %s:\nResolveMembers %s\nResolve       %s", p, c, AppendValue(nil, got), AppendValue(nil, want))
-			}
-			checkDocWalker(t, &w, p, &d)
-		}
-		checkDocMembers(t, &d)
-	})
+	checkMembersResolve(t, (*Members).ResetCanonical)
 }
 
 // TestMembersReadsLateNamesFromTheEnd: a canonical document's late member
