@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -24,16 +23,7 @@ func TestCachedEqualsUncachedAfterCommits(t *testing.T) {
 	owners := []string{store.Public, "did:web:t1.example", "did:web:t2.example"}
 	members := []string{"a", "b", "c"}
 	rapid.Check(t, func(t *rapid.T) {
-		dir, err := os.MkdirTemp("", "aqlstore-cache-*")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		s, ix, err := Open(dir, &store.Options{NoSync: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s, ix := rapidStore(t, "cache")
 		var refs []store.Ref
 		seq := 0
 		for step := rapid.IntRange(1, 20).Draw(t, "steps"); step > 0; step-- {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -45,16 +44,7 @@ func drawInstant(t *rapid.T) canon.Instant {
 // which often start or end inside a bucket, or at its edge.
 func TestInstantRangeMatchesBruteForce(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		dir, err := os.MkdirTemp("", "aqlstore-instantrange-*")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		s, ix, err := Open(dir, &store.Options{NoSync: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s, ix := rapidStore(t, "instantrange")
 		ctx := context.Background()
 		docs := map[uint32][]canon.Instant{}
 		refs := map[uint32]store.Ref{}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,16 +60,7 @@ func drawRangeValue(t *rapid.T) rangeValue {
 // document's values with the bound.
 func TestNumberRangeMatchesBruteForce(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		dir, err := os.MkdirTemp("", "aqlstore-numrange-*")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		s, ix, err := Open(dir, &store.Options{NoSync: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s, ix := rapidStore(t, "numrange")
 		ctx := context.Background()
 		docs := map[uint32][]rangeValue{}
 		refs := map[uint32]store.Ref{}
