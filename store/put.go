@@ -97,6 +97,7 @@ type mutation struct {
 	nextNum   uint32
 	head      chainHead
 	buf       []byte
+	rec       []byte     // scratch: the record being written
 	dry       bool       // a DryRun: never indexed, never committed
 	cols      []column   // column entries set or cleared, published by finish
 	threads   pairlCache // PAIRL messages read or written by the mutation
@@ -185,9 +186,8 @@ func (m *mutation) finish() error {
 // put adds one document to the mutation, or returns the existing Ref when
 // the same owner already stores the same content.
 func (m *mutation) put(pd *Prepared) (Ref, error) {
-	p, owner := pd.p, pd.owner
+	p, owner, id := pd.p, pd.owner, pd.id
 	d := &p.Document
-	id := d.ID()
 	// Content no document holds (the usual put) cannot be stored under
 	// this owner either: the reference count answers both, and the id
 	// key is read only for content that is stored. A new document with
@@ -257,7 +257,7 @@ func (m *mutation) index(num uint32, pd *Prepared) error {
 	if xi, ok := ix.(IndexExtractor); ok && pd.x != nil {
 		err = xi.AddExtracted(num, pd.x)
 	} else {
-		err = ix.Add(num, indexedDoc(&pd.p.Document, pd.owner))
+		err = ix.Add(num, indexedDoc(&pd.p.Document, pd.id, pd.owner))
 	}
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
@@ -265,10 +265,11 @@ func (m *mutation) index(num uint32, pd *Prepared) error {
 	return nil
 }
 
-// indexedDoc is what an Indexer sees of d, owned by owner.
-func indexedDoc(d *canon.Document, owner string) IndexInput {
+// indexedDoc is what an Indexer sees of d, whose content id is id,
+// owned by owner.
+func indexedDoc(d *canon.Document, id canon.ContentID, owner string) IndexInput {
 	return IndexInput{Kind: d.Kind, Owner: owner, Score: scoreOf(d.Signals),
-		CandidateID: candidateID(d.NaturalKey, d.ID()), Canonical: d.Canonical, View: d.View}
+		CandidateID: candidateID(d.NaturalKey, id), Canonical: d.Canonical, View: d.View}
 }
 
 // existing looks for the same content under the same owner.
@@ -331,16 +332,29 @@ func (m *mutation) setRecord(num uint32, rec *record, canonical []byte, blob uin
 		return err
 	}
 	rec.blob, rec.inline = blob, nil
+	if n == 0 {
+		rec.blob = num
+	}
+	// The body is encoded once, straight after the record's head in the
+	// mutation's scratch buffer, which the sink copies.
+	v := rec.appendHead(m.rec[:0], num)
+	head := len(v)
 	switch {
 	case n == 0:
-		rec.blob = num
-		rec.inline = encodeBlob(nil, canonical, m.s.opts.BlobCompression)
+		v = encodeBlob(v, canonical, m.s.opts.BlobCompression)
+		rec.inline = v[head:]
 	case n == 1:
 		// Idempotent when the blob is there already: the content was
 		// shared before and lost all but one of its documents since.
 		_ = m.w.set(AppendBlobKey(nil, blob), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
 	}
-	_ = m.w.set(AppendDocKey(m.buf[:0], num), rec.append(nil, num))
+	m.rec = v
+	key := AppendDocKey(m.buf[:0], num)
+	if rs, ok := m.w.(recordSink); ok {
+		_ = rs.setRecord(key, v, head)
+	} else {
+		_ = m.w.set(key, v)
+	}
 	col := columnOf(num, rec, scoreOf(sig))
 	_ = m.w.set(AppendColumnKey(nil, num), appendColumn(nil, &col))
 	m.cols = append(m.cols, col)
@@ -379,17 +393,25 @@ func (s *Store) Check(d *canon.Document, owner string) error {
 	b := s.kv.newBatch()
 	m := &mutation{s: s, b: b, w: b}
 	defer m.b.close()
-	if _, found, err := m.existing(d.ID(), d, owner); found || err != nil {
+	id := d.ID()
+	if _, found, err := m.existing(id, d, owner); found || err != nil {
 		return err
 	}
 	if d.NaturalKey != "" {
-		return m.checkNaturalKey(d.ID(), d, owner)
+		return m.checkNaturalKey(id, d, owner)
 	}
 	return nil
 }
 
 // Limits returns the document limits the store applies.
 func (s *Store) Limits() canon.Limits { return s.opts.Limits }
+
+// recordSink is a docSink that takes a document's record knowing where
+// its inline body starts (head bytes in; value is the whole record), so
+// it can keep the record without its body without decoding it.
+type recordSink interface {
+	setRecord(key, value []byte, head int) error
+}
 
 // docSink is where a mutation reads and writes the keys of the documents
 // it puts: its Pebble batch, or a Loader's run over the committed store.
