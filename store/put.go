@@ -96,11 +96,13 @@ type mutation struct {
 	principal string
 	nextNum   uint32
 	head      chainHead
-	buf       []byte
-	rec       []byte     // scratch: the record being written
-	dry       bool       // a DryRun: never indexed, never committed
-	cols      []column   // column entries set or cleared, published by finish
-	threads   pairlCache // PAIRL messages read or written by the mutation
+	// Scratch buffers, reused by every document: sinks copy what they
+	// are given and read keys only during the call. buf holds a key,
+	// val a value; rec the record being written, rcpt the receipt.
+	buf, val, rec, rcpt []byte
+	dry                 bool       // a DryRun: never indexed, never committed
+	cols                []column   // column entries set or cleared, published by finish
+	threads             pairlCache // PAIRL messages read or written by the mutation
 }
 
 func (s *Store) newMutation(ctx context.Context) *mutation {
@@ -239,11 +241,15 @@ func (m *mutation) put(pd *Prepared) (Ref, error) {
 // put, so a change of the record reaches them all.
 func (m *mutation) writeDoc(num uint32, rec *record) {
 	w := m.w
-	_ = w.set(AppendIDKey(nil, rec.id, rec.owner, rec.naturalKey), binary.BigEndian.AppendUint32(nil, num))
+	m.val = binary.BigEndian.AppendUint32(m.val[:0], num)
+	m.buf = AppendIDKey(m.buf[:0], rec.id, rec.owner, rec.naturalKey)
+	_ = w.set(m.buf, m.val)
 	if rec.naturalKey != "" {
-		_ = w.set(AppendNaturalKey(nil, rec.kind, rec.owner, rec.naturalKey), binary.BigEndian.AppendUint32(nil, num))
+		m.buf = AppendNaturalKey(m.buf[:0], rec.kind, rec.owner, rec.naturalKey)
+		_ = w.set(m.buf, m.val)
 	}
-	_ = w.set(AppendKindKey(nil, rec.kind, num), nil)
+	m.buf = AppendKindKey(m.buf[:0], rec.kind, num)
+	_ = w.set(m.buf, nil)
 }
 
 // index hands document num to the indexer: what Prepare extracted, or
@@ -296,7 +302,11 @@ func (m *mutation) existing(id canon.ContentID, d *canon.Document, owner string)
 }
 
 func (m *mutation) checkNaturalKey(id canon.ContentID, d *canon.Document, owner string) error {
-	v, found, err := m.w.get(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), nil)
+	m.buf = AppendNaturalKey(m.buf[:0], d.Kind, owner, d.NaturalKey)
+	v, found, err := m.w.get(m.buf, m.val[:0])
+	if found {
+		m.val = v
+	}
 	if err != nil || !found {
 		return err
 	}
@@ -346,25 +356,32 @@ func (m *mutation) setRecord(num uint32, rec *record, canonical []byte, blob uin
 	case n == 1:
 		// Idempotent when the blob is there already: the content was
 		// shared before and lost all but one of its documents since.
-		_ = m.w.set(AppendBlobKey(nil, blob), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
+		m.val = encodeBlob(m.val[:0], canonical, m.s.opts.BlobCompression)
+		_ = m.w.set(AppendBlobKey(m.buf[:0], blob), m.val)
 	}
 	m.rec = v
-	key := AppendDocKey(m.buf[:0], num)
+	m.buf = AppendDocKey(m.buf[:0], num)
 	if rs, ok := m.w.(recordSink); ok {
-		_ = rs.setRecord(key, v, head)
+		_ = rs.setRecord(m.buf, v, head)
 	} else {
-		_ = m.w.set(key, v)
+		_ = m.w.set(m.buf, v)
 	}
 	col := columnOf(num, rec, scoreOf(sig))
-	_ = m.w.set(AppendColumnKey(nil, num), appendColumn(nil, &col))
+	m.buf, m.val = AppendColumnKey(m.buf[:0], num), appendColumn(m.val[:0], &col)
+	_ = m.w.set(m.buf, m.val)
 	m.cols = append(m.cols, col)
-	return m.w.set(AppendRefsKey(nil, rec.id), appendRefs(nil, rec.blob, n+1))
+	m.buf, m.val = AppendRefsKey(m.buf[:0], rec.id), appendRefs(m.val[:0], rec.blob, n+1)
+	return m.w.set(m.buf, m.val)
 }
 
 // refs returns the blob number of id and its reference count, 0 when the
 // content is not stored.
 func (m *mutation) refs(id canon.ContentID) (uint32, uint64, error) {
-	v, found, err := m.w.get(AppendRefsKey(nil, id), nil)
+	m.buf = AppendRefsKey(m.buf[:0], id)
+	v, found, err := m.w.get(m.buf, m.val[:0])
+	if found {
+		m.val = v
+	}
 	if err != nil || !found {
 		return 0, 0, err
 	}
@@ -378,9 +395,10 @@ func (m *mutation) refs(id canon.ContentID) (uint32, uint64, error) {
 // appendReceipt chains r after the mutation's head and writes it.
 func (m *mutation) appendReceipt(r Receipt) {
 	r = m.head.next(r)
-	body := r.appendJSON(nil)
-	_ = m.w.set(AppendReceiptKey(nil, r.Seq), body)
-	m.head = chainHead{seq: r.Seq, hash: sha256.Sum256(body)}
+	m.rcpt = r.appendJSON(m.rcpt[:0])
+	m.buf = AppendReceiptKey(m.buf[:0], r.Seq)
+	_ = m.w.set(m.buf, m.rcpt)
+	m.head = chainHead{seq: r.Seq, hash: sha256.Sum256(m.rcpt)}
 }
 
 // Check returns the error Put would return for the parsed document d under
