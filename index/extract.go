@@ -166,7 +166,8 @@ func (x *extractor) appendMemberSeg(p, key []byte) []byte {
 // whose shortest text RFC 8785 stores, so the key is the value the
 // evaluator compares.
 func (x *extractor) number(v []byte, p []byte) {
-	x.emit(p, famEq, append(append(x.buf[:0], typeNumber), v...))
+	x.buf = append(append(x.buf[:0], typeNumber), v...) // kept: grown once, not per value
+	x.emit(p, famEq, x.buf)
 	x.decimal(p, v)
 }
 
@@ -218,7 +219,8 @@ func (x *extractor) str(q []byte, p []byte) {
 	if len(s) > maxEqString {
 		x.emit(p, famLong, nil)
 	} else {
-		x.emit(p, famEq, append(append(x.buf[:0], typeString), s...))
+		x.buf = append(append(x.buf[:0], typeString), s...) // kept: grown once, not per string
+		x.emit(p, famEq, x.buf)
 	}
 	if x.text == nil || !x.text(p) {
 		return

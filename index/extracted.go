@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/aqlstore/aqlstore/store"
@@ -31,7 +32,54 @@ func (x *extracted) path(i int) []byte {
 	return x.paths[start:x.ends[i]]
 }
 
-var extractors = sync.Pool{New: func() any { return new(extractor) }}
+// extractors are extractors with a recorder each, whose buffers, once
+// grown to a document's postings, serve the next documents.
+var extractors = sync.Pool{New: func() any {
+	e := &recordingExtractor{}
+	e.emit = e.rec.emit
+	return e
+}}
+
+// recordingExtractor is an extractor whose postings go to its recorder.
+type recordingExtractor struct {
+	extractor
+	rec recorder
+}
+
+// recorder keeps the postings and paths of the document being walked,
+// as extracted lays them out. Its emit writes into buffers kept from
+// document to document, growing them only when a document needs more,
+// and stores a slice header only then: a closure appending to captured
+// slices paid for a growth by doubling per document and a GC write
+// barrier per posting.
+type recorder struct {
+	entries []byte
+	paths   []byte
+	ends    []uint32
+}
+
+func (r *recorder) reset() {
+	r.entries, r.paths, r.ends = r.entries[:0], r.paths[:0], r.ends[:0]
+}
+
+func (r *recorder) emit(p []byte, fam byte, value []byte) {
+	if n := len(r.ends); n == 0 || string(p) != string(r.paths[pathStart(r.ends, n-1):]) {
+		r.paths = append(r.paths, p...)
+		r.ends = append(r.ends, uint32(len(r.paths)))
+	}
+	at := len(r.entries)
+	need := 2*binary.MaxVarintLen64 + 1 + len(value)
+	if cap(r.entries)-at < need {
+		r.entries = slices.Grow(r.entries, need)
+	}
+	e := r.entries[at : at+need]
+	k := binary.PutUvarint(e, uint64(len(r.ends)-1))
+	e[k] = fam
+	k++
+	k += binary.PutUvarint(e[k:], uint64(len(value)))
+	k += copy(e[k:], value)
+	r.entries = r.entries[:at+k]
+}
 
 // Extract implements store.IndexExtractor. It reads the text paths
 // (guarded by their own lock) and nothing the writer changes.
@@ -39,31 +87,25 @@ func (ix *Index) Extract(doc store.IndexInput) (any, error) {
 	if len(doc.Canonical) == 0 {
 		return nil, fmt.Errorf("index: document is empty")
 	}
-	x := extractors.Get().(*extractor)
+	x := extractors.Get().(*recordingExtractor)
 	defer extractors.Put(x)
 	out := &extracted{doc: doc}
 	out.doc.Canonical, out.doc.View = nil, nil
-	buf := make([]byte, 0, 4<<10)
-	paths := make([]byte, 0, 2<<10)
-	ends := make([]uint32, 0, 64)
-	x.emit = func(p []byte, fam byte, value []byte) {
-		if n := len(ends); n == 0 || string(p) != string(paths[pathStart(ends, n-1):]) {
-			paths = append(paths, p...)
-			ends = append(ends, uint32(len(paths)))
-		}
-		buf = binary.AppendUvarint(buf, uint64(len(ends)-1))
-		buf = append(buf, fam)
-		buf = binary.AppendUvarint(buf, uint64(len(value)))
-		buf = append(buf, value...)
-	}
 	ix.mu.RLock()
 	text := ix.text // a reindex may replace it
 	ix.mu.RUnlock()
-	x.text = func(p []byte) bool { return text.isTextPath(p) }
+	x.text = text.isTextPath
 	x.path = x.path[:0]
+	x.rec.reset()
 	x.walk(doc.JSON())
-	x.emit, x.text = nil, nil
-	out.entries, out.paths, out.ends = buf, paths, ends
+	x.text = nil
+	// The document's own copy, sized to it: entries and paths share one
+	// allocation.
+	r := &x.rec
+	b := make([]byte, len(r.entries)+len(r.paths))
+	copy(b[copy(b, r.entries):], r.paths)
+	out.entries, out.paths = b[:len(r.entries):len(r.entries)], b[len(r.entries):]
+	out.ends = slices.Clone(r.ends)
 	return out, nil
 }
 

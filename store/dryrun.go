@@ -61,7 +61,7 @@ func (d *DryRun) Put(doc Document) (Ref, error) {
 	if err := checkOwner(owner); err != nil {
 		return Ref{}, err
 	}
-	return d.m.put(&Prepared{p: p, owner: owner, unbound: doc.Unbound})
+	return d.m.put(newPrepared(p, owner, doc.Unbound))
 }
 
 // Close discards the dry run.

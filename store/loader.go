@@ -44,7 +44,6 @@ type Loader struct {
 	bad   error // the first failed Add: Commit refuses
 	added int
 	ended bool
-	buf   []byte // scratch
 }
 
 // loadTempDir is the Loader's directory inside the store.
@@ -167,20 +166,25 @@ func (l *Loader) set(key, value []byte) error {
 	case prefixID, prefixNatural, prefixRefs:
 		l.mem.set(key, value)
 	case prefixDoc:
-		// The load's checks read records (kind, owner, signals), never
-		// bodies: a record is remembered with its inline body cut to the
-		// codec byte, or memory would hold the whole input.
+		// A record written other than through setRecord: decoded to
+		// find where its body starts.
 		num := binary.BigEndian.Uint32(key[1:])
 		rec, err := decodeRecord(num, value)
 		if err != nil {
 			return err
 		}
-		if rec.inline != nil {
-			rec.inline = rec.inline[:1]
-		}
-		l.buf = rec.append(l.buf[:0], num)
-		l.mem.set(key, l.buf)
+		return l.setRecord(key, value, len(value)-len(rec.inline))
 	}
+	l.run.set(key, value)
+	return nil
+}
+
+// setRecord implements recordSink: the record joins the run, and is
+// remembered for later documents' checks, which read records (kind,
+// owner, signals), never bodies, with its inline body cut to the codec
+// byte, or memory would hold the whole input.
+func (l *Loader) setRecord(key, value []byte, head int) error {
+	l.mem.set(key, value[:min(len(value), head+1)])
 	l.run.set(key, value)
 	return nil
 }

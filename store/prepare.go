@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"sync"
+
+	"github.com/aqlstore/aqlstore/canon"
 )
 
 // Prepared is a document made ready for the writer outside its lock:
@@ -12,6 +14,7 @@ import (
 // take them. A Prepared is bound to the store that prepared it.
 type Prepared struct {
 	p       *Parsed
+	id      canon.ContentID // the content id of p's canonical bytes, hashed once here
 	owner   string
 	unbound UnboundPolicy
 	x       any // the indexer's extraction, nil when there is none
@@ -40,7 +43,7 @@ func (s *Store) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 		c.Signals = doc.Signals
 		p = &c
 	}
-	pd := &Prepared{p: p, owner: doc.Owner, unbound: doc.Unbound}
+	pd := newPrepared(p, doc.Owner, doc.Unbound)
 	if pd.owner == "" {
 		pd.owner = Principal(ctx)
 	}
@@ -48,13 +51,20 @@ func (s *Store) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 		return nil, err
 	}
 	if xi, ok := s.opts.Indexer.(IndexExtractor); ok {
-		x, err := xi.Extract(indexedDoc(&p.Document, pd.owner))
+		x, err := xi.Extract(indexedDoc(&p.Document, pd.id, pd.owner))
 		if err != nil {
 			return nil, err
 		}
 		pd.x = x
 	}
 	return pd, nil
+}
+
+// newPrepared wraps p, hashing its canonical bytes: the writer and the
+// indexer take the content id from the Prepared, not from a hash of
+// their own.
+func newPrepared(p *Parsed, owner string, unbound UnboundPolicy) *Prepared {
+	return &Prepared{p: p, id: p.ID(), owner: owner, unbound: unbound}
 }
 
 // PrepareAll prepares docs on up to GOMAXPROCS workers, as PutBatch

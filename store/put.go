@@ -96,10 +96,13 @@ type mutation struct {
 	principal string
 	nextNum   uint32
 	head      chainHead
-	buf       []byte
-	dry       bool       // a DryRun: never indexed, never committed
-	cols      []column   // column entries set or cleared, published by finish
-	threads   pairlCache // PAIRL messages read or written by the mutation
+	// Scratch buffers, reused by every document: sinks copy what they
+	// are given and read keys only during the call. buf holds a key,
+	// val a value; rec the record being written, rcpt the receipt.
+	buf, val, rec, rcpt []byte
+	dry                 bool       // a DryRun: never indexed, never committed
+	cols                []column   // column entries set or cleared, published by finish
+	threads             pairlCache // PAIRL messages read or written by the mutation
 }
 
 func (s *Store) newMutation(ctx context.Context) *mutation {
@@ -185,9 +188,8 @@ func (m *mutation) finish() error {
 // put adds one document to the mutation, or returns the existing Ref when
 // the same owner already stores the same content.
 func (m *mutation) put(pd *Prepared) (Ref, error) {
-	p, owner := pd.p, pd.owner
+	p, owner, id := pd.p, pd.owner, pd.id
 	d := &p.Document
-	id := d.ID()
 	// Content no document holds (the usual put) cannot be stored under
 	// this owner either: the reference count answers both, and the id
 	// key is read only for content that is stored. A new document with
@@ -239,11 +241,15 @@ func (m *mutation) put(pd *Prepared) (Ref, error) {
 // put, so a change of the record reaches them all.
 func (m *mutation) writeDoc(num uint32, rec *record) {
 	w := m.w
-	_ = w.set(AppendIDKey(nil, rec.id, rec.owner, rec.naturalKey), binary.BigEndian.AppendUint32(nil, num))
+	m.val = binary.BigEndian.AppendUint32(m.val[:0], num)
+	m.buf = AppendIDKey(m.buf[:0], rec.id, rec.owner, rec.naturalKey)
+	_ = w.set(m.buf, m.val)
 	if rec.naturalKey != "" {
-		_ = w.set(AppendNaturalKey(nil, rec.kind, rec.owner, rec.naturalKey), binary.BigEndian.AppendUint32(nil, num))
+		m.buf = AppendNaturalKey(m.buf[:0], rec.kind, rec.owner, rec.naturalKey)
+		_ = w.set(m.buf, m.val)
 	}
-	_ = w.set(AppendKindKey(nil, rec.kind, num), nil)
+	m.buf = AppendKindKey(m.buf[:0], rec.kind, num)
+	_ = w.set(m.buf, nil)
 }
 
 // index hands document num to the indexer: what Prepare extracted, or
@@ -257,7 +263,7 @@ func (m *mutation) index(num uint32, pd *Prepared) error {
 	if xi, ok := ix.(IndexExtractor); ok && pd.x != nil {
 		err = xi.AddExtracted(num, pd.x)
 	} else {
-		err = ix.Add(num, indexedDoc(&pd.p.Document, pd.owner))
+		err = ix.Add(num, indexedDoc(&pd.p.Document, pd.id, pd.owner))
 	}
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
@@ -265,10 +271,11 @@ func (m *mutation) index(num uint32, pd *Prepared) error {
 	return nil
 }
 
-// indexedDoc is what an Indexer sees of d, owned by owner.
-func indexedDoc(d *canon.Document, owner string) IndexInput {
+// indexedDoc is what an Indexer sees of d, whose content id is id,
+// owned by owner.
+func indexedDoc(d *canon.Document, id canon.ContentID, owner string) IndexInput {
 	return IndexInput{Kind: d.Kind, Owner: owner, Score: scoreOf(d.Signals),
-		CandidateID: candidateID(d.NaturalKey, d.ID()), Canonical: d.Canonical, View: d.View}
+		CandidateID: candidateID(d.NaturalKey, id), Canonical: d.Canonical, View: d.View}
 }
 
 // existing looks for the same content under the same owner.
@@ -295,7 +302,11 @@ func (m *mutation) existing(id canon.ContentID, d *canon.Document, owner string)
 }
 
 func (m *mutation) checkNaturalKey(id canon.ContentID, d *canon.Document, owner string) error {
-	v, found, err := m.w.get(AppendNaturalKey(nil, d.Kind, owner, d.NaturalKey), nil)
+	m.buf = AppendNaturalKey(m.buf[:0], d.Kind, owner, d.NaturalKey)
+	v, found, err := m.w.get(m.buf, m.val[:0])
+	if found {
+		m.val = v
+	}
 	if err != nil || !found {
 		return err
 	}
@@ -331,26 +342,46 @@ func (m *mutation) setRecord(num uint32, rec *record, canonical []byte, blob uin
 		return err
 	}
 	rec.blob, rec.inline = blob, nil
+	if n == 0 {
+		rec.blob = num
+	}
+	// The body is encoded once, straight after the record's head in the
+	// mutation's scratch buffer, which the sink copies.
+	v := rec.appendHead(m.rec[:0], num)
+	head := len(v)
 	switch {
 	case n == 0:
-		rec.blob = num
-		rec.inline = encodeBlob(nil, canonical, m.s.opts.BlobCompression)
+		v = encodeBlob(v, canonical, m.s.opts.BlobCompression)
+		rec.inline = v[head:]
 	case n == 1:
 		// Idempotent when the blob is there already: the content was
 		// shared before and lost all but one of its documents since.
-		_ = m.w.set(AppendBlobKey(nil, blob), encodeBlob(nil, canonical, m.s.opts.BlobCompression))
+		m.val = encodeBlob(m.val[:0], canonical, m.s.opts.BlobCompression)
+		_ = m.w.set(AppendBlobKey(m.buf[:0], blob), m.val)
 	}
-	_ = m.w.set(AppendDocKey(m.buf[:0], num), rec.append(nil, num))
+	m.rec = v
+	m.buf = AppendDocKey(m.buf[:0], num)
+	if rs, ok := m.w.(recordSink); ok {
+		_ = rs.setRecord(m.buf, v, head)
+	} else {
+		_ = m.w.set(m.buf, v)
+	}
 	col := columnOf(num, rec, scoreOf(sig))
-	_ = m.w.set(AppendColumnKey(nil, num), appendColumn(nil, &col))
+	m.buf, m.val = AppendColumnKey(m.buf[:0], num), appendColumn(m.val[:0], &col)
+	_ = m.w.set(m.buf, m.val)
 	m.cols = append(m.cols, col)
-	return m.w.set(AppendRefsKey(nil, rec.id), appendRefs(nil, rec.blob, n+1))
+	m.buf, m.val = AppendRefsKey(m.buf[:0], rec.id), appendRefs(m.val[:0], rec.blob, n+1)
+	return m.w.set(m.buf, m.val)
 }
 
 // refs returns the blob number of id and its reference count, 0 when the
 // content is not stored.
 func (m *mutation) refs(id canon.ContentID) (uint32, uint64, error) {
-	v, found, err := m.w.get(AppendRefsKey(nil, id), nil)
+	m.buf = AppendRefsKey(m.buf[:0], id)
+	v, found, err := m.w.get(m.buf, m.val[:0])
+	if found {
+		m.val = v
+	}
 	if err != nil || !found {
 		return 0, 0, err
 	}
@@ -364,9 +395,10 @@ func (m *mutation) refs(id canon.ContentID) (uint32, uint64, error) {
 // appendReceipt chains r after the mutation's head and writes it.
 func (m *mutation) appendReceipt(r Receipt) {
 	r = m.head.next(r)
-	body := r.appendJSON(nil)
-	_ = m.w.set(AppendReceiptKey(nil, r.Seq), body)
-	m.head = chainHead{seq: r.Seq, hash: sha256.Sum256(body)}
+	m.rcpt = r.appendJSON(m.rcpt[:0])
+	m.buf = AppendReceiptKey(m.buf[:0], r.Seq)
+	_ = m.w.set(m.buf, m.rcpt)
+	m.head = chainHead{seq: r.Seq, hash: sha256.Sum256(m.rcpt)}
 }
 
 // Check returns the error Put would return for the parsed document d under
@@ -379,17 +411,25 @@ func (s *Store) Check(d *canon.Document, owner string) error {
 	b := s.kv.newBatch()
 	m := &mutation{s: s, b: b, w: b}
 	defer m.b.close()
-	if _, found, err := m.existing(d.ID(), d, owner); found || err != nil {
+	id := d.ID()
+	if _, found, err := m.existing(id, d, owner); found || err != nil {
 		return err
 	}
 	if d.NaturalKey != "" {
-		return m.checkNaturalKey(d.ID(), d, owner)
+		return m.checkNaturalKey(id, d, owner)
 	}
 	return nil
 }
 
 // Limits returns the document limits the store applies.
 func (s *Store) Limits() canon.Limits { return s.opts.Limits }
+
+// recordSink is a docSink that takes a document's record knowing where
+// its inline body starts (head bytes in; value is the whole record), so
+// it can keep the record without its body without decoding it.
+type recordSink interface {
+	setRecord(key, value []byte, head int) error
+}
 
 // docSink is where a mutation reads and writes the keys of the documents
 // it puts: its Pebble batch, or a Loader's run over the committed store.

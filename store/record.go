@@ -73,6 +73,17 @@ const recordVersion = 3
 // number is stored as num - blob, one byte for unique content, whose blob
 // value follows the seq to the end of the record.
 func (r *record) append(dst []byte, num uint32) []byte {
+	dst = r.appendHead(dst, num)
+	if r.blob == num {
+		dst = append(dst, r.inline...)
+	}
+	return dst
+}
+
+// appendHead appends the record's encoding up to its inline body: all of
+// it for content stored before; the blob value follows for the
+// document's own content.
+func (r *record) appendHead(dst []byte, num uint32) []byte {
 	dst = append(dst, recordVersion)
 	dst = append(dst, r.id[:]...)
 	dst = binary.AppendUvarint(dst, uint64(num-r.blob))
@@ -80,11 +91,7 @@ func (r *record) append(dst []byte, num uint32) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(s)))
 		dst = append(dst, s...)
 	}
-	dst = binary.AppendUvarint(dst, r.seq)
-	if r.blob == num {
-		dst = append(dst, r.inline...)
-	}
-	return dst
+	return binary.AppendUvarint(dst, r.seq)
 }
 
 // readRecord reads and decodes document num's record through get (the

@@ -1,0 +1,35 @@
+package index
+
+import (
+	"testing"
+
+	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/internal/corpus"
+	"github.com/aqlstore/aqlstore/store"
+)
+
+// BenchmarkIndexExtract times Extract as Store.Prepare calls it for each
+// document of a put: the walk of BenchmarkExtract, and the recording of
+// its postings and paths for the writer, allocations included.
+func BenchmarkIndexExtract(b *testing.B) {
+	const docs = 200
+	ix := New()
+	ix.text = newTextMatcher(nil)
+	bodies := make([][]byte, docs)
+	for i := range bodies {
+		body, _ := corpus.Document("manifest", 1, i, nil)
+		c, err := canon.Canonicalize(nil, body, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies[i] = c
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if _, err := ix.Extract(store.IndexInput{Kind: "manifest", Owner: "o", Canonical: bodies[n%docs]}); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+}
