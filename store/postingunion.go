@@ -25,13 +25,22 @@ type PostingUnion struct {
 // them into its bitmap.
 const maxUnionNums = 1 << 16
 
+// maxGatheredPosting is the most numbers an array posting may hold to be
+// gathered; a larger one is decoded and ORed, container by container,
+// which merges its sorted arrays in linear time where gathering sorts
+// every number again. A range over most of a million documents ORs
+// coarse buckets of tens of thousands of numbers each, all in array
+// containers (they are spread over the whole store): gathered, each
+// query sorted about a million numbers.
+const maxGatheredPosting = 256
+
 // Add adds the documents of the posting value v to the union.
 func (u *PostingUnion) Add(v []byte) error {
 	set, _, err := splitOperand(v)
 	if err != nil {
 		return err
 	}
-	if nums, ok := appendArrayNums(u.nums, set); ok {
+	if nums, ok := appendArrayNums(u.nums, set, maxGatheredPosting); ok {
 		if u.nums = nums; len(u.nums) >= maxUnionNums {
 			u.flush()
 		}
@@ -79,17 +88,19 @@ func (u *PostingUnion) flush() {
 
 // appendArrayNums appends the numbers of the portable roaring bitmap b,
 // already checked sound (checkPortable), when all its containers are
-// array containers; ok is false, and dst unchanged, when one is a run or
-// bitmap container.
-func appendArrayNums(dst []uint32, b []byte) (_ []uint32, ok bool) {
+// array containers and it holds at most most numbers; ok is false, and
+// dst unchanged, when one is a run or bitmap container or it holds more.
+func appendArrayNums(dst []uint32, b []byte, most int) (_ []uint32, ok bool) {
 	const cookieNoRun, maxArray = 12346, 4096
 	if binary.LittleEndian.Uint32(b) != cookieNoRun {
 		return dst, false // run containers (cookie 12347) may be among them
 	}
 	n := int(binary.LittleEndian.Uint32(b[4:]))
 	header, data := b[8:8+4*n], b[8+8*n:] // keys and cardinalities, then (past the offsets) the containers
+	total := 0
 	for i := 0; i < n; i++ {
-		if int(binary.LittleEndian.Uint16(header[4*i+2:]))+1 > maxArray {
+		card := int(binary.LittleEndian.Uint16(header[4*i+2:])) + 1
+		if total += card; card > maxArray || total > most {
 			return dst, false
 		}
 	}

@@ -9,16 +9,24 @@ import (
 )
 
 // drawPosting draws a posting list of the shapes a lookup meets: a few
-// numbers (array containers), a long run (a run container), or dense
-// numbers past an array's 4,096 (a bitmap container), alone or together.
+// numbers (array containers), many numbers spread over several
+// containers, each still an array (a coarse range bucket, more than a
+// union gathers: maxGatheredPosting), a long run (a run container), or
+// dense numbers past an array's 4,096 (a bitmap container), alone or
+// together.
 func drawPosting(t *rapid.T) *roaring.Bitmap {
 	bm := roaring.New()
 	for range rapid.IntRange(0, 3).Draw(t, "parts") {
 		base := rapid.Uint32Range(0, 3<<16).Draw(t, "base")
-		switch rapid.IntRange(0, 3).Draw(t, "shape") {
+		switch rapid.IntRange(0, 4).Draw(t, "shape") {
 		case 0, 1:
 			for _, v := range rapid.SliceOfN(rapid.Uint32Range(0, 1<<17), 1, 20).Draw(t, "nums") {
 				bm.Add(base + v)
+			}
+		case 4:
+			step := rapid.Uint32Range(17, 300).Draw(t, "step")
+			for i := range uint32(rapid.IntRange(maxGatheredPosting-2, 3*maxGatheredPosting).Draw(t, "spread")) {
+				bm.Add(base + i*step)
 			}
 		case 2:
 			bm.AddRange(uint64(base), uint64(base)+uint64(rapid.IntRange(1, 10000).Draw(t, "run")))
