@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
 )
 
 // TestLoadTablesSkipLevelZero: a load into a store whose memtable holds
@@ -107,4 +108,46 @@ func TestRunSortEqualsBytesOrder(t *testing.T) {
 			t.Fatalf("sorted run:\n%q\nwant\n%q", got, last)
 		}
 	})
+}
+
+// TestLoadTablesCompression loads documents into a store that compresses
+// with zstd and checks the ingested tables' compression: the load's own
+// profile, not the store's level 3 (loadCompression).
+func TestLoadTablesCompression(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	l, err := s.NewLoader(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		body := fmt.Sprintf(`{"n":%d,"text":%q}`, i, strings.Repeat(fmt.Sprint(i), 40))
+		pd, err := s.Prepare(ctx, Document{Body: []byte(body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Add(pd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	levels, err := s.kv.db.SSTables(pebble.WithProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, lv := range levels {
+		for _, tb := range lv {
+			if name := tb.Properties.CompressionName; name == sstable.GoodCompression.Name {
+				t.Errorf("table %s is compressed with %s (%s), want %s", tb.FileNum, name,
+					tb.Properties.CompressionStats, loadCompression.Name)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no tables")
+	}
 }
