@@ -141,19 +141,6 @@ func (r *loadRun) entry(e *runEnt) runEntry {
 	return runEntry{key: c[e.off:k:k], value: c[k : k+e.vlen : k+e.vlen], posting: e.posting}
 }
 
-func (r *loadRun) compare(a, b *runEnt) int {
-	if a.pre != b.pre {
-		if a.pre < b.pre {
-			return -1
-		}
-		return 1
-	}
-	if c := bytes.Compare(r.key(a), r.key(b)); c != 0 {
-		return c
-	}
-	return int(a.seq - b.seq)
-}
-
 // sort orders the entries by key, a range per goroutine, and returns
 // them by range; of two plain values of one key (a reference count
 // counted up twice) the later wins.
@@ -184,7 +171,7 @@ func (r *loadRun) sort() map[int][]runEnt {
 }
 
 func (r *loadRun) sortEntries(ents []runEnt) []runEnt {
-	slices.SortFunc(ents, func(a, b runEnt) int { return r.compare(&a, &b) })
+	r.sortFrom(ents, 0)
 	out := ents[:0]
 	for i, e := range ents {
 		if i+1 < len(ents) && !e.posting && !ents[i+1].posting && e.pre == ents[i+1].pre &&
@@ -194,6 +181,53 @@ func (r *loadRun) sortEntries(ents []runEnt) []runEnt {
 		out = append(out, e)
 	}
 	return out
+}
+
+// sortFrom sorts ents, whose keys share their first depth bytes and
+// whose pre holds the next eight, eight key bytes at a time: a range's
+// keys share long prefixes (an index key's path id, then values such as
+// URLs, dates and DIDs), and comparing them whole read the arena at
+// every comparison. A group of keys that agree on these eight bytes and
+// go on is sorted on the next eight, loaded once per key.
+func (r *loadRun) sortFrom(ents []runEnt, depth int) {
+	end := uint32(depth + 8) // a key no longer than this ends within pre
+	slices.SortFunc(ents, func(a, b runEnt) int {
+		if a.pre != b.pre {
+			if a.pre < b.pre {
+				return -1
+			}
+			return 1
+		}
+		aEnds, bEnds := a.klen <= end, b.klen <= end
+		switch {
+		case aEnds && bEnds: // the shorter is a prefix of the other ("a" and "a\x00" pad alike)
+			if a.klen != b.klen {
+				return int(a.klen) - int(b.klen)
+			}
+			return int(a.seq - b.seq)
+		case aEnds:
+			return -1
+		case bEnds:
+			return 1
+		}
+		return int(a.seq - b.seq)
+	})
+	for i := 0; i < len(ents); {
+		j := i + 1
+		if ents[i].klen > end {
+			for j < len(ents) && ents[j].pre == ents[i].pre && ents[j].klen > end {
+				j++
+			}
+		}
+		if j-i > 1 {
+			g := ents[i:j]
+			for k := range g {
+				g[k].pre = prefix8(r.key(&g[k])[end:])
+			}
+			r.sortFrom(g, int(end))
+		}
+		i = j
+	}
 }
 
 // spilled is a run written to files: one per range it has keys in.

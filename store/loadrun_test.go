@@ -64,8 +64,8 @@ func levelBytes(levels []pebble.LevelMetrics) int64 {
 }
 
 // TestRunSortEqualsBytesOrder sets random keys — bytes that order below
-// and above the zero padding, lengths around the 8- and 16-byte
-// prefixes a run compares first, keys set twice — and checks that a
+// and above the zero padding, lengths around the 8-byte steps a run
+// sorts by, keys that extend a part of another, keys set twice — and checks that a
 // sorted run lists them as a stable sort by bytes.Compare does, each key
 // once with the value set last.
 func TestRunSortEqualsBytesOrder(t *testing.T) {
@@ -75,11 +75,18 @@ func TestRunSortEqualsBytesOrder(t *testing.T) {
 		var set []kv
 		for i := range rapid.IntRange(0, 200).Draw(t, "keys") {
 			var k []byte
-			if len(set) > 0 && rapid.IntRange(0, 4).Draw(t, "again") == 0 {
+			again := rapid.IntRange(0, 4).Draw(t, "again")
+			if len(set) > 0 && again == 0 {
 				k = []byte(rapid.SampledFrom(set).Draw(t, "old").k)
+			} else if len(set) > 0 && again == 1 { // a long shared prefix
+				old := rapid.SampledFrom(set).Draw(t, "old").k
+				k = []byte(old[:rapid.IntRange(1, len(old)).Draw(t, "cut")])
+				for range rapid.IntRange(0, 20).Draw(t, "more") {
+					k = append(k, rapid.SampledFrom([]byte{0, 1, 'a', 0xff}).Draw(t, "byte"))
+				}
 			} else {
 				k = []byte{rapid.SampledFrom([]byte("DKX")).Draw(t, "family")}
-				for range rapid.IntRange(0, 23).Draw(t, "len") {
+				for range rapid.IntRange(0, 40).Draw(t, "len") {
 					k = append(k, rapid.SampledFrom([]byte{0, 1, 'a', 0xff}).Draw(t, "byte"))
 				}
 			}
