@@ -294,6 +294,7 @@ type runSource struct {
 	ents  []runEnt
 	r     *bufio.Reader // spilled
 	f     vfs.File
+	buf   []byte // a spilled run's current entry: its key, tag and value
 }
 
 // next moves to the next entry; false at the end.
@@ -312,19 +313,19 @@ func (s *runSource) next() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	key := make([]byte, kl+1)
-	if _, err := io.ReadFull(s.r, key); err != nil {
+	s.buf = slices.Grow(s.buf[:0], int(kl)+1)[:kl+1]
+	if _, err := io.ReadFull(s.r, s.buf); err != nil {
 		return false, fmt.Errorf("run %d: %w", s.order+1, err)
 	}
 	vl, err := binary.ReadUvarint(s.r)
 	if err != nil {
 		return false, fmt.Errorf("run %d: %w", s.order+1, err)
 	}
-	value := make([]byte, vl)
-	if _, err := io.ReadFull(s.r, value); err != nil {
+	s.buf = slices.Grow(s.buf, int(vl))[:int(kl)+1+int(vl)]
+	if _, err := io.ReadFull(s.r, s.buf[kl+1:]); err != nil {
 		return false, fmt.Errorf("run %d: %w", s.order+1, err)
 	}
-	s.cur = runEntry{key: key[:kl], value: value, posting: key[kl] == tagPosting}
+	s.cur = runEntry{key: s.buf[:kl:kl], value: s.buf[kl+1:], posting: s.buf[kl] == tagPosting}
 	return true, nil
 }
 
@@ -441,13 +442,18 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 
 	m := tableMerge{l: l, cur: cur, name: fmt.Sprintf("table-%d", r)}
 	var nums []uint32
+	// A spilled run reads each entry into the same buffer: the key and a
+	// plain value are copied before the run moves on.
+	var key, plain []byte
 	for h.Len() > 0 {
-		top := h[0]
-		key := top.cur.key
-		e := top.cur
+		e := h[0].cur
+		key = append(key[:0], e.key...)
+		posting := e.posting
 		nums = nums[:0]
-		if e.posting {
+		if posting {
 			nums = appendWords(nums, e.value)
+		} else {
+			plain = append(plain[:0], e.value...)
 		}
 		if err := advance(&h); err != nil {
 			return m.tables, err
@@ -455,19 +461,19 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 		for h.Len() > 0 && bytes.Equal(h[0].cur.key, key) {
 			next := h[0].cur
 			switch {
-			case next.posting != e.posting:
+			case next.posting != posting:
 				return m.tables, fmt.Errorf("%w: key %q is both a posting list and a plain value in a load", ErrCorrupt, key)
 			case next.posting:
 				nums = appendWords(nums, next.value)
 			default:
-				e = next // the later run's value wins
+				plain = append(plain[:0], next.value...) // the later run's value wins
 			}
 			if err := advance(&h); err != nil {
 				return m.tables, err
 			}
 		}
-		value := e.value
-		if e.posting {
+		value := plain
+		if posting {
 			if value, err = m.posting(key, nums); err != nil {
 				return m.tables, err
 			}
