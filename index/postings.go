@@ -146,7 +146,9 @@ func (s *postingSet) addAll(b *keyBatch, num uint32) {
 	}
 	for _, h := range b.hashes {
 		if v := s.table[h&mask]; v != 0 && uint32(v>>32) == h {
-			sink += uint32(s.keys[s.ents[uint32(v)-1].koff])
+			if e := &s.ents[uint32(v)-1]; e.klen > 0 { // an empty key may sit at the arena's end
+				sink += uint32(s.keys[e.koff])
+			}
 		}
 	}
 	s.sink = sink

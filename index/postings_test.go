@@ -118,7 +118,7 @@ func TestPostingSetLongChains(t *testing.T) {
 }
 
 // TestPostingSetAddAllEqualsAdd adds documents' keys (repeats within a
-// document included) as batches to one set and key by key to another,
+// document and the empty key included) as batches to one set and key by key to another,
 // over runs that resetRun or reset ends, enough keys to grow the table
 // within a batch: both sets hold the same keys in the same order with the
 // same numbers, and a key of an earlier run is gone.
@@ -134,6 +134,9 @@ func TestPostingSetAddAllEqualsAdd(t *testing.T) {
 				for range rapid.IntRange(0, 60).Draw(t, "keys") {
 					key := appendPathKey(nil, famEq, uint32(rapid.IntRange(0, 3).Draw(t, "id")))
 					key = fmt.Appendf(key, "%d-%d", run, rapid.IntRange(0, 400).Draw(t, "value"))
+					if rapid.IntRange(0, 30).Draw(t, "empty") == 0 {
+						key = nil // no path key, but a set takes any key
+					}
 					b.keys = append(b.keys, key...)
 					b.ends = append(b.ends, uint32(len(b.keys)))
 					one.add(key, num)
