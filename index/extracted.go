@@ -150,7 +150,7 @@ func (ix *Index) FlushRun(w *store.IndexWriter) error {
 		return err
 	}
 	ix.adds.reset()
-	ix.sh.reset()
+	ix.sh.resetRun() // the next run grows them back: keep their memory
 	clear(ix.ranks)
 	ix.runs = true // the delta Done sees no longer holds these postings
 	return nil

@@ -18,22 +18,23 @@ import (
 // numbers under millions of keys, and a heap of strings, maps and a
 // slice per key made the collector scan all of them over and over. Key
 // bytes live end to end in one arena, addressed by offset; keys are
-// found through an open-addressing table of entry indexes; numbers live
+// found through an open-addressing table of entry indexes, each beside
+// its key's hash so that a probe past another key reads no entry; numbers live
 // in blocks carved from fixed chunks of a slab, a key's blocks chained
 // by slab offset and doubling in size, so a key that gains numbers never
 // copies the ones it has. A key with one number keeps it in its entry.
 type postingSet struct {
 	seed   maphash.Seed
-	table  []uint32 // entry index + 1, 0 for an empty slot; a power of two long
+	table  []uint64 // hash<<32 | entry index + 1, 0 for an empty slot; a power of two long
 	ents   []pent   // in the order the keys came
 	keys   []byte   // the arena: every key, end to end
 	chunks [][]uint32
 	fill   uint32 // words used of chunks[len-1]
+	sink   uint32 // what addAll's warming reads sum to, kept so they are not dropped
 }
 
 // pent is one key's entry.
 type pent struct {
-	hash       uint32
 	koff, klen uint32 // the key is keys[koff:koff+klen]
 	n          uint32 // numbers held
 	last       uint32 // the last number added; the only one while n is 1
@@ -60,8 +61,14 @@ func newPostingSet() *postingSet { return &postingSet{seed: maphash.MakeSeed()} 
 func blockCap(k uint32) uint32 { return min(uint32(firstBlock)<<min(k, 16), maxBlock) }
 
 // reset empties the set, keeping its memory for the next mutation.
-func (s *postingSet) reset() {
-	if len(s.table) > keepTable {
+func (s *postingSet) reset() { s.empty(len(s.table) > keepTable) }
+
+// resetRun empties the set and keeps all its memory: a load's next run
+// grows it back to the size it has.
+func (s *postingSet) resetRun() { s.empty(false) }
+
+func (s *postingSet) empty(drop bool) {
+	if drop {
 		s.table, s.ents, s.keys = nil, nil, nil
 		if len(s.chunks) > 0 {
 			s.chunks = s.chunks[:1:1]
@@ -82,7 +89,11 @@ func (s *postingSet) len() int { return len(s.ents) }
 // add records num under key; key is not retained. Numbers must come in
 // ascending order per key; a repeat of the last is dropped.
 func (s *postingSet) add(key []byte, num uint32) {
-	h := uint32(maphash.Bytes(s.seed, key))
+	s.addHashed(key, uint32(maphash.Bytes(s.seed, key)), num)
+}
+
+// addHashed is add of key, whose hash is h.
+func (s *postingSet) addHashed(key []byte, h, num uint32) {
 	slot, i := s.lookup(key, h)
 	if i < 0 {
 		i = s.insert(key, h, slot)
@@ -92,6 +103,59 @@ func (s *postingSet) add(key []byte, num uint32) {
 	}
 	if e := &s.ents[i]; e.last != num {
 		s.append(e, num)
+	}
+}
+
+// keyBatch is one document's keys for a set, end to end.
+type keyBatch struct {
+	keys   []byte
+	ends   []uint32 // key i is keys[ends[i-1]:ends[i]]
+	hashes []uint32
+}
+
+func (b *keyBatch) reset() { b.keys, b.ends = b.keys[:0], b.ends[:0] }
+
+// addAll is add of every key of b with num. A set of a load's run holds
+// millions of keys, and an add costs the cache misses of its table slot,
+// its entry and its key, one after another; addAll first reads them for
+// every key of the batch in loops whose reads do not wait on each other,
+// so that the misses overlap, then adds. (The number block is written,
+// not read: its miss does not stall.)
+func (s *postingSet) addAll(b *keyBatch, num uint32) {
+	if len(s.table) == 0 {
+		s.table = make([]uint64, minTable)
+	}
+	for 2*(len(s.ents)+len(b.ends)) > len(s.table) {
+		s.grow()
+	}
+	b.hashes = b.hashes[:0]
+	start := uint32(0)
+	for _, end := range b.ends {
+		b.hashes = append(b.hashes, uint32(maphash.Bytes(s.seed, b.keys[start:end])))
+		start = end
+	}
+	mask := uint32(len(s.table) - 1)
+	sink := s.sink
+	for _, h := range b.hashes {
+		sink += uint32(s.table[h&mask])
+	}
+	for _, h := range b.hashes {
+		if v := s.table[h&mask]; v != 0 && uint32(v>>32) == h {
+			sink += s.ents[uint32(v)-1].used
+		}
+	}
+	for _, h := range b.hashes {
+		if v := s.table[h&mask]; v != 0 && uint32(v>>32) == h {
+			if e := &s.ents[uint32(v)-1]; e.klen > 0 { // an empty key may sit at the arena's end
+				sink += uint32(s.keys[e.koff])
+			}
+		}
+	}
+	s.sink = sink
+	start = 0
+	for i, end := range b.ends {
+		s.addHashed(b.keys[start:end], b.hashes[i], num)
+		start = end
 	}
 }
 
@@ -143,7 +207,7 @@ func (s *postingSet) block(c uint32) uint32 {
 // index; -1 and the empty slot it would take when the set has no key.
 func (s *postingSet) lookup(key []byte, h uint32) (uint32, int) {
 	if len(s.table) == 0 {
-		s.table = make([]uint32, minTable)
+		s.table = make([]uint64, minTable)
 	}
 	mask := uint32(len(s.table) - 1)
 	for slot := h & mask; ; slot = (slot + 1) & mask {
@@ -151,8 +215,11 @@ func (s *postingSet) lookup(key []byte, h uint32) (uint32, int) {
 		if v == 0 {
 			return slot, -1
 		}
-		if e := &s.ents[v-1]; e.hash == h && string(s.keys[e.koff:e.koff+e.klen]) == string(key) {
-			return slot, int(v - 1)
+		if uint32(v>>32) != h {
+			continue
+		}
+		if e := &s.ents[uint32(v)-1]; string(s.keys[e.koff:e.koff+e.klen]) == string(key) {
+			return slot, int(uint32(v) - 1)
 		}
 	}
 }
@@ -161,9 +228,9 @@ func (s *postingSet) lookup(key []byte, h uint32) (uint32, int) {
 // lookup returned, and returns its index.
 func (s *postingSet) insert(key []byte, h, slot uint32) int {
 	i := len(s.ents)
-	s.ents = append(s.ents, pent{hash: h, koff: uint32(len(s.keys)), klen: uint32(len(key))})
+	s.ents = append(s.ents, pent{koff: uint32(len(s.keys)), klen: uint32(len(key))})
 	s.keys = append(s.keys, key...)
-	s.table[slot] = uint32(i + 1)
+	s.table[slot] = uint64(h)<<32 | uint64(i+1)
 	if 2*len(s.ents) > len(s.table) { // at most half full: probes stay short
 		s.grow()
 	}
@@ -171,15 +238,22 @@ func (s *postingSet) insert(key []byte, h, slot uint32) int {
 }
 
 // grow doubles the table.
-func (s *postingSet) grow() {
-	s.table = make([]uint32, 2*len(s.table))
-	mask := uint32(len(s.table) - 1)
-	for i := range s.ents {
-		slot := s.ents[i].hash & mask
+func (s *postingSet) grow() { s.growTo(2 * len(s.table)) }
+
+// growTo makes the table n slots long, n a power of two.
+func (s *postingSet) growTo(n int) {
+	old := s.table
+	s.table = make([]uint64, n)
+	mask := uint32(n - 1)
+	for _, v := range old {
+		if v == 0 {
+			continue
+		}
+		slot := uint32(v>>32) & mask
 		for s.table[slot] != 0 {
 			slot = (slot + 1) & mask
 		}
-		s.table[slot] = uint32(i + 1)
+		s.table[slot] = v
 	}
 }
 
@@ -230,6 +304,9 @@ func (s *postingSet) find(key string) *posting {
 		return nil
 	}
 	k := unsafe.Slice(unsafe.StringData(key), len(key))
+	if len(s.table) == 0 {
+		return nil
+	}
 	if _, i := s.lookup(k, uint32(maphash.Bytes(s.seed, k))); i >= 0 {
 		return &posting{s, i}
 	}

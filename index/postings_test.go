@@ -116,3 +116,50 @@ func TestPostingSetLongChains(t *testing.T) {
 		}
 	}
 }
+
+// TestPostingSetAddAllEqualsAdd adds documents' keys (repeats within a
+// document and the empty key included) as batches to one set and key by key to another,
+// over runs that resetRun or reset ends, enough keys to grow the table
+// within a batch: both sets hold the same keys in the same order with the
+// same numbers, and a key of an earlier run is gone.
+func TestPostingSetAddAllEqualsAdd(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		all, one := newPostingSet(), newPostingSet()
+		var b keyBatch
+		var prev []byte
+		for run := range rapid.IntRange(1, 3).Draw(t, "runs") {
+			num := uint32(1)
+			for range rapid.IntRange(0, 40).Draw(t, "docs") {
+				b.reset()
+				for range rapid.IntRange(0, 60).Draw(t, "keys") {
+					key := appendPathKey(nil, famEq, uint32(rapid.IntRange(0, 3).Draw(t, "id")))
+					key = fmt.Appendf(key, "%d-%d", run, rapid.IntRange(0, 400).Draw(t, "value"))
+					if rapid.IntRange(0, 30).Draw(t, "empty") == 0 {
+						key = nil // no path key, but a set takes any key
+					}
+					b.keys = append(b.keys, key...)
+					b.ends = append(b.ends, uint32(len(b.keys)))
+					one.add(key, num)
+					prev = key
+				}
+				all.addAll(&b, num)
+				num += uint32(rapid.IntRange(1, 3).Draw(t, "step"))
+			}
+			var got, want []string
+			all.each(func(k string, p *posting) { got = append(got, fmt.Sprint(k, p.nums())) })
+			one.each(func(k string, p *posting) { want = append(want, fmt.Sprint(k, p.nums())) })
+			if !slices.Equal(got, want) {
+				t.Fatalf("run %d: batches gave\n%q\nkey by key\n%q", run, got, want)
+			}
+			if rapid.Bool().Draw(t, "keep") {
+				all.resetRun()
+			} else {
+				all.reset()
+			}
+			one.reset()
+			if prev != nil && all.find(string(prev)) != nil {
+				t.Fatalf("run %d: key %q found after the reset", run, prev)
+			}
+		}
+	})
+}

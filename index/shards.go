@@ -23,6 +23,7 @@ type shards struct {
 	jobs    []chan shardJob
 	wg      sync.WaitGroup
 	running bool
+	batch   keyBatch // addTo's scratch when there is one shard
 }
 
 type shardJob struct {
@@ -46,7 +47,7 @@ func newShards() *shards {
 // document num. x must not change until wait returns.
 func (sh *shards) add(num uint32, x *extracted) {
 	if len(sh.sets) == 1 {
-		sh.addTo(0, shardJob{num, x}, nil)
+		sh.addTo(0, shardJob{num, x}, &sh.batch)
 		return
 	}
 	if !sh.running {
@@ -66,9 +67,9 @@ func (sh *shards) start() {
 		sh.wg.Add(1)
 		go func() {
 			defer sh.wg.Done()
-			var key []byte
+			var b keyBatch
 			for j := range c {
-				key = sh.addTo(i, j, key)
+				sh.addTo(i, j, &b)
 			}
 		}()
 	}
@@ -86,11 +87,11 @@ func (sh *shards) wait() {
 	sh.running, sh.jobs = false, nil
 }
 
-// addTo adds the postings of j's paths that belong to shard i; key is
-// scratch, returned for reuse.
-func (sh *shards) addTo(i int, j shardJob, key []byte) []byte {
+// addTo adds the postings of j's paths that belong to shard i; b is
+// scratch.
+func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 	n, me := uint32(len(sh.sets)), uint32(i)
-	set := sh.sets[i]
+	b.reset()
 	for e := j.x.entries; len(e) > 0; {
 		p, k := binary.Uvarint(e)
 		fam := e[k]
@@ -102,15 +103,22 @@ func (sh *shards) addTo(i int, j shardJob, key []byte) []byte {
 		if id%n != me {
 			continue
 		}
-		key = append(appendPathKey(key[:0], fam, id), value...)
-		set.add(key, j.num)
+		b.keys = append(appendPathKey(b.keys, fam, id), value...)
+		b.ends = append(b.ends, uint32(len(b.keys)))
 	}
-	return key
+	sh.sets[i].addAll(b, j.num)
 }
 
 // reset empties the sets; the caller has waited.
 func (sh *shards) reset() {
 	for _, s := range sh.sets {
 		s.reset()
+	}
+}
+
+// resetRun empties the sets for a load's next run, keeping their memory.
+func (sh *shards) resetRun() {
+	for _, s := range sh.sets {
+		s.resetRun()
 	}
 }

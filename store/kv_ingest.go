@@ -19,6 +19,14 @@ type tableWriter struct {
 	bytes int64 // keys and values written, before compression
 }
 
+// loadCompression is the block compression of a load's tables in a
+// store that compresses with zstd (Pebble's GoodCompression, level 3 in
+// the bottom level): zstd level 1. Compressing the load's blocks was a
+// fifth of a load's merge and table writing; measured on 50,000
+// generated manifests, level 1 takes 0.72-0.83 CPU-s to compress them
+// against level 3's 1.01, for 55.4 MB on disk against 54.5 (+1.5%).
+var loadCompression = sstable.BalancedCompression
+
 // newTable creates the sstable at path.
 func (k *kv) newTable(path string) (*tableWriter, error) {
 	f, err := k.opts.FS.Create(path, vfs.WriteCategoryUnspecified)
@@ -27,6 +35,9 @@ func (k *kv) newTable(path string) (*tableWriter, error) {
 	}
 	format := k.db.FormatMajorVersion().MaxTableFormat()
 	wo := k.opts.MakeWriterOptions(len(k.opts.Levels)-1, format)
+	if wo.Compression == sstable.GoodCompression {
+		wo.Compression = loadCompression
+	}
 	return &tableWriter{w: sstable.NewWriter(objstorageprovider.NewFileWritable(f), wo), path: path}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -141,19 +142,6 @@ func (r *loadRun) entry(e *runEnt) runEntry {
 	return runEntry{key: c[e.off:k:k], value: c[k : k+e.vlen : k+e.vlen], posting: e.posting}
 }
 
-func (r *loadRun) compare(a, b *runEnt) int {
-	if a.pre != b.pre {
-		if a.pre < b.pre {
-			return -1
-		}
-		return 1
-	}
-	if c := bytes.Compare(r.key(a), r.key(b)); c != 0 {
-		return c
-	}
-	return int(a.seq - b.seq)
-}
-
 // sort orders the entries by key, a range per goroutine, and returns
 // them by range; of two plain values of one key (a reference count
 // counted up twice) the later wins.
@@ -184,7 +172,7 @@ func (r *loadRun) sort() map[int][]runEnt {
 }
 
 func (r *loadRun) sortEntries(ents []runEnt) []runEnt {
-	slices.SortFunc(ents, func(a, b runEnt) int { return r.compare(&a, &b) })
+	r.sortFrom(ents, 0)
 	out := ents[:0]
 	for i, e := range ents {
 		if i+1 < len(ents) && !e.posting && !ents[i+1].posting && e.pre == ents[i+1].pre &&
@@ -194,6 +182,53 @@ func (r *loadRun) sortEntries(ents []runEnt) []runEnt {
 		out = append(out, e)
 	}
 	return out
+}
+
+// sortFrom sorts ents, whose keys share their first depth bytes and
+// whose pre holds the next eight, eight key bytes at a time: a range's
+// keys share long prefixes (an index key's path id, then values such as
+// URLs, dates and DIDs), and comparing them whole read the arena at
+// every comparison. A group of keys that agree on these eight bytes and
+// go on is sorted on the next eight, loaded once per key.
+func (r *loadRun) sortFrom(ents []runEnt, depth int) {
+	end := uint32(depth + 8) // a key no longer than this ends within pre
+	slices.SortFunc(ents, func(a, b runEnt) int {
+		if a.pre != b.pre {
+			if a.pre < b.pre {
+				return -1
+			}
+			return 1
+		}
+		aEnds, bEnds := a.klen <= end, b.klen <= end
+		switch {
+		case aEnds && bEnds: // the shorter is a prefix of the other ("a" and "a\x00" pad alike)
+			if a.klen != b.klen {
+				return int(a.klen) - int(b.klen)
+			}
+			return int(a.seq - b.seq)
+		case aEnds:
+			return -1
+		case bEnds:
+			return 1
+		}
+		return int(a.seq - b.seq)
+	})
+	for i := 0; i < len(ents); {
+		j := i + 1
+		if ents[i].klen > end {
+			for j < len(ents) && ents[j].pre == ents[i].pre && ents[j].klen > end {
+				j++
+			}
+		}
+		if j-i > 1 {
+			g := ents[i:j]
+			for k := range g {
+				g[k].pre = prefix8(r.key(&g[k])[end:])
+			}
+			r.sortFrom(g, int(end))
+		}
+		i = j
+	}
 }
 
 // spilled is a run written to files: one per range it has keys in.
@@ -259,6 +294,7 @@ type runSource struct {
 	ents  []runEnt
 	r     *bufio.Reader // spilled
 	f     vfs.File
+	buf   []byte // a spilled run's current entry: its key, tag and value
 }
 
 // next moves to the next entry; false at the end.
@@ -277,19 +313,19 @@ func (s *runSource) next() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	key := make([]byte, kl+1)
-	if _, err := io.ReadFull(s.r, key); err != nil {
+	s.buf = slices.Grow(s.buf[:0], int(kl)+1)[:kl+1]
+	if _, err := io.ReadFull(s.r, s.buf); err != nil {
 		return false, fmt.Errorf("run %d: %w", s.order+1, err)
 	}
 	vl, err := binary.ReadUvarint(s.r)
 	if err != nil {
 		return false, fmt.Errorf("run %d: %w", s.order+1, err)
 	}
-	value := make([]byte, vl)
-	if _, err := io.ReadFull(s.r, value); err != nil {
+	s.buf = slices.Grow(s.buf, int(vl))[:int(kl)+1+int(vl)]
+	if _, err := io.ReadFull(s.r, s.buf[kl+1:]); err != nil {
 		return false, fmt.Errorf("run %d: %w", s.order+1, err)
 	}
-	s.cur = runEntry{key: key[:kl], value: value, posting: key[kl] == tagPosting}
+	s.cur = runEntry{key: s.buf[:kl:kl], value: s.buf[kl+1:], posting: s.buf[kl] == tagPosting}
 	return true, nil
 }
 
@@ -397,21 +433,27 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 	h = live
 	heap.Init(&h)
 
-	cur, err := view.cursor([]byte{IndexPrefix}, []byte{IndexPrefix + 1})
+	it, err := view.snap.NewIter(&pebble.IterOptions{LowerBound: []byte{IndexPrefix}, UpperBound: []byte{IndexPrefix + 1}})
 	if err != nil {
 		return nil, err
 	}
-	defer cur.close()
+	defer it.Close()
+	cur := &joinCursor{it: it}
 
 	m := tableMerge{l: l, cur: cur, name: fmt.Sprintf("table-%d", r)}
 	var nums []uint32
+	// A spilled run reads each entry into the same buffer: the key and a
+	// plain value are copied before the run moves on.
+	var key, plain []byte
 	for h.Len() > 0 {
-		top := h[0]
-		key := top.cur.key
-		e := top.cur
+		e := h[0].cur
+		key = append(key[:0], e.key...)
+		posting := e.posting
 		nums = nums[:0]
-		if e.posting {
+		if posting {
 			nums = appendWords(nums, e.value)
+		} else {
+			plain = append(plain[:0], e.value...)
 		}
 		if err := advance(&h); err != nil {
 			return m.tables, err
@@ -419,19 +461,19 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 		for h.Len() > 0 && bytes.Equal(h[0].cur.key, key) {
 			next := h[0].cur
 			switch {
-			case next.posting != e.posting:
+			case next.posting != posting:
 				return m.tables, fmt.Errorf("%w: key %q is both a posting list and a plain value in a load", ErrCorrupt, key)
 			case next.posting:
 				nums = appendWords(nums, next.value)
 			default:
-				e = next // the later run's value wins
+				plain = append(plain[:0], next.value...) // the later run's value wins
 			}
 			if err := advance(&h); err != nil {
 				return m.tables, err
 			}
 		}
-		value := e.value
-		if e.posting {
+		value := plain
+		if posting {
 			if value, err = m.posting(key, nums); err != nil {
 				return m.tables, err
 			}
@@ -465,11 +507,41 @@ func appendWords(dst []uint32, v []byte) []uint32 {
 	return dst
 }
 
+// joinCursor reads the committed index keys a merge asks for, in
+// ascending order, as a merge join: a key below the one the iterator
+// stands on is not there, and costs no seek. Most of a load's posting
+// keys are new (all of them in a new store, whose index is empty), and
+// a seek for each cost a tenth of the merge.
+type joinCursor struct {
+	it      *pebble.Iterator
+	ok      bool // the iterator stands on a key
+	started bool
+}
+
+// seek appends the value of key to dst when the store has key; keys come
+// in ascending order.
+func (c *joinCursor) seek(key, dst []byte) ([]byte, bool, error) {
+	if !c.started || c.ok && bytes.Compare(c.it.Key(), key) < 0 {
+		c.ok, c.started = c.it.SeekGE(key), true
+	}
+	if !c.ok {
+		return dst, false, readError(key, c.it.Error())
+	}
+	if !bytes.Equal(c.it.Key(), key) {
+		return dst, false, nil
+	}
+	v, err := c.it.ValueAndErr()
+	if err != nil {
+		return dst, false, readError(key, err)
+	}
+	return append(dst, v...), true, nil
+}
+
 // tableMerge writes the merged keys into a sequence of sstables.
 type tableMerge struct {
 	l      *Loader
 	name   string // the tables' names start so
-	cur    *cursor
+	cur    *joinCursor
 	t      *tableWriter
 	tables []string
 	old    []byte

@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
 )
 
 // TestLoadTablesSkipLevelZero: a load into a store whose memtable holds
@@ -63,8 +64,8 @@ func levelBytes(levels []pebble.LevelMetrics) int64 {
 }
 
 // TestRunSortEqualsBytesOrder sets random keys — bytes that order below
-// and above the zero padding, lengths around the 8- and 16-byte
-// prefixes a run compares first, keys set twice — and checks that a
+// and above the zero padding, lengths around the 8-byte steps a run
+// sorts by, keys that extend a part of another, keys set twice — and checks that a
 // sorted run lists them as a stable sort by bytes.Compare does, each key
 // once with the value set last.
 func TestRunSortEqualsBytesOrder(t *testing.T) {
@@ -74,11 +75,18 @@ func TestRunSortEqualsBytesOrder(t *testing.T) {
 		var set []kv
 		for i := range rapid.IntRange(0, 200).Draw(t, "keys") {
 			var k []byte
-			if len(set) > 0 && rapid.IntRange(0, 4).Draw(t, "again") == 0 {
+			again := rapid.IntRange(0, 4).Draw(t, "again")
+			if len(set) > 0 && again == 0 {
 				k = []byte(rapid.SampledFrom(set).Draw(t, "old").k)
+			} else if len(set) > 0 && again == 1 { // a long shared prefix
+				old := rapid.SampledFrom(set).Draw(t, "old").k
+				k = []byte(old[:rapid.IntRange(1, len(old)).Draw(t, "cut")])
+				for range rapid.IntRange(0, 20).Draw(t, "more") {
+					k = append(k, rapid.SampledFrom([]byte{0, 1, 'a', 0xff}).Draw(t, "byte"))
+				}
 			} else {
 				k = []byte{rapid.SampledFrom([]byte("DKX")).Draw(t, "family")}
-				for range rapid.IntRange(0, 23).Draw(t, "len") {
+				for range rapid.IntRange(0, 40).Draw(t, "len") {
 					k = append(k, rapid.SampledFrom([]byte{0, 1, 'a', 0xff}).Draw(t, "byte"))
 				}
 			}
@@ -107,4 +115,46 @@ func TestRunSortEqualsBytesOrder(t *testing.T) {
 			t.Fatalf("sorted run:\n%q\nwant\n%q", got, last)
 		}
 	})
+}
+
+// TestLoadTablesCompression loads documents into a store that compresses
+// with zstd and checks the ingested tables' compression: the load's own
+// profile, not the store's level 3 (loadCompression).
+func TestLoadTablesCompression(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	l, err := s.NewLoader(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		body := fmt.Sprintf(`{"n":%d,"text":%q}`, i, strings.Repeat(fmt.Sprint(i), 40))
+		pd, err := s.Prepare(ctx, Document{Body: []byte(body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Add(pd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	levels, err := s.kv.db.SSTables(pebble.WithProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, lv := range levels {
+		for _, tb := range lv {
+			if name := tb.Properties.CompressionName; name == sstable.GoodCompression.Name {
+				t.Errorf("table %s is compressed with %s (%s), want %s", tb.FileNum, name,
+					tb.Properties.CompressionStats, loadCompression.Name)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no tables")
+	}
 }
