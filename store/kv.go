@@ -151,6 +151,10 @@ func (k *kv) newBatch() *batch { return &batch{b: k.db.NewIndexedBatch(), k: k} 
 func (b *batch) get(key, dst []byte) ([]byte, bool, error) { return get(batchReader{b.b}, key, dst) }
 func (b *batch) set(key, value []byte) error               { return b.b.Set(key, value, nil) }
 func (b *batch) del(key []byte) error                      { return b.b.Delete(key, nil) }
+
+// setRecord implements docSink: the batch stores the record whole.
+func (b *batch) setRecord(key, value []byte, _ int) error { return b.set(key, value) }
+
 func (b *batch) close() {
 	if !b.stuck {
 		_ = b.b.Close()

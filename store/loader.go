@@ -166,20 +166,15 @@ func (l *Loader) set(key, value []byte) error {
 	case prefixID, prefixNatural, prefixRefs:
 		l.mem.set(key, value)
 	case prefixDoc:
-		// A record written other than through setRecord: decoded to
-		// find where its body starts.
-		num := binary.BigEndian.Uint32(key[1:])
-		rec, err := decodeRecord(num, value)
-		if err != nil {
-			return err
-		}
-		return l.setRecord(key, value, len(value)-len(rec.inline))
+		// Records come through setRecord, which knows where the body
+		// starts; one written here would be missing from the checks.
+		return fmt.Errorf("store: record key %x written to a load without setRecord", key)
 	}
 	l.run.set(key, value)
 	return nil
 }
 
-// setRecord implements recordSink: the record joins the run, and is
+// setRecord implements docSink: the record joins the run, and is
 // remembered for later documents' checks, which read records (kind,
 // owner, signals), never bodies, with its inline body cut to the codec
 // byte, or memory would hold the whole input.

@@ -361,11 +361,7 @@ func (m *mutation) setRecord(num uint32, rec *record, canonical []byte, blob uin
 	}
 	m.rec = v
 	m.buf = AppendDocKey(m.buf[:0], num)
-	if rs, ok := m.w.(recordSink); ok {
-		_ = rs.setRecord(m.buf, v, head)
-	} else {
-		_ = m.w.set(m.buf, v)
-	}
+	_ = m.w.setRecord(m.buf, v, head)
 	col := columnOf(num, rec, scoreOf(sig))
 	m.buf, m.val = AppendColumnKey(m.buf[:0], num), appendColumn(m.val[:0], &col)
 	_ = m.w.set(m.buf, m.val)
@@ -424,16 +420,13 @@ func (s *Store) Check(d *canon.Document, owner string) error {
 // Limits returns the document limits the store applies.
 func (s *Store) Limits() canon.Limits { return s.opts.Limits }
 
-// recordSink is a docSink that takes a document's record knowing where
-// its inline body starts (head bytes in; value is the whole record), so
-// it can keep the record without its body without decoding it.
-type recordSink interface {
-	setRecord(key, value []byte, head int) error
-}
-
 // docSink is where a mutation reads and writes the keys of the documents
 // it puts: its Pebble batch, or a Loader's run over the committed store.
 type docSink interface {
 	get(key, dst []byte) ([]byte, bool, error)
 	set(key, value []byte) error
+	// setRecord writes a document's record, whose inline body starts
+	// head bytes in, so that a sink keeping records without their bodies
+	// needs no decoding.
+	setRecord(key, value []byte, head int) error
 }
