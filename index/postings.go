@@ -238,13 +238,10 @@ func (s *postingSet) insert(key []byte, h, slot uint32) int {
 }
 
 // grow doubles the table.
-func (s *postingSet) grow() { s.growTo(2 * len(s.table)) }
-
-// growTo makes the table n slots long, n a power of two.
-func (s *postingSet) growTo(n int) {
+func (s *postingSet) grow() {
 	old := s.table
-	s.table = make([]uint64, n)
-	mask := uint32(n - 1)
+	s.table = make([]uint64, 2*len(old))
+	mask := uint32(len(s.table) - 1)
 	for _, v := range old {
 		if v == 0 {
 			continue
@@ -304,9 +301,6 @@ func (s *postingSet) find(key string) *posting {
 		return nil
 	}
 	k := unsafe.Slice(unsafe.StringData(key), len(key))
-	if len(s.table) == 0 {
-		return nil
-	}
 	if _, i := s.lookup(k, uint32(maphash.Bytes(s.seed, k))); i >= 0 {
 		return &posting{s, i}
 	}
