@@ -82,13 +82,10 @@ func BenchmarkIndexedLoad(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 }
 
-// BenchmarkExtract walks generated manifests' canonical bytes with the
-// posting extractor (no store) and reports how many postings a manifest
-// has in all, and how many are trigrams, equality, range and existence
-// postings: the count behind indexed ingest's cost.
-func BenchmarkExtract(b *testing.B) {
-	const docs = 200
-	bodies := make([][]byte, docs)
+// canonicalManifests returns the canonical bytes of the first n
+// generated manifests (seed 1).
+func canonicalManifests(b *testing.B, n int) [][]byte {
+	bodies := make([][]byte, n)
 	for i := range bodies {
 		body, _ := corpus.Document("manifest", 1, i, nil)
 		c, err := canon.Canonicalize(nil, body, nil)
@@ -97,6 +94,16 @@ func BenchmarkExtract(b *testing.B) {
 		}
 		bodies[i] = c
 	}
+	return bodies
+}
+
+// BenchmarkExtract walks generated manifests' canonical bytes with the
+// posting extractor (no store) and reports how many postings a manifest
+// has in all, and how many are trigrams, equality, range and existence
+// postings: the count behind indexed ingest's cost.
+func BenchmarkExtract(b *testing.B) {
+	const docs = 200
+	bodies := canonicalManifests(b, docs)
 	var counts [256]int // an array, not a map: the figure is the extractor's
 	var x extractor
 	x.emit = func(_ []byte, fam byte, _ []byte) { counts[fam]++ }

@@ -3,8 +3,6 @@ package index
 import (
 	"testing"
 
-	"github.com/aqlstore/aqlstore/canon"
-	"github.com/aqlstore/aqlstore/internal/corpus"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -15,15 +13,7 @@ func BenchmarkIndexExtract(b *testing.B) {
 	const docs = 200
 	ix := New()
 	ix.text = newTextMatcher(nil)
-	bodies := make([][]byte, docs)
-	for i := range bodies {
-		body, _ := corpus.Document("manifest", 1, i, nil)
-		c, err := canon.Canonicalize(nil, body, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		bodies[i] = c
-	}
+	bodies := canonicalManifests(b, docs)
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {

@@ -20,24 +20,7 @@ import (
 // compacted (read, merged and rewritten) right after the load.
 func TestLoadTablesSkipLevelZero(t *testing.T) {
 	s := openTest(t, nil)
-	ctx := context.Background()
-	l, err := s.NewLoader(ctx, &LoadOptions{RunDocs: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 500 {
-		body := fmt.Sprintf(`{"n":%d,"text":%q}`, i, strings.Repeat(fmt.Sprint(i), 40))
-		pd, err := s.Prepare(ctx, Document{Body: []byte(body)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Add(pd); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := l.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	loadNumbered(t, s, 500, &LoadOptions{RunDocs: 100})
 	m := s.kv.db.Metrics()
 	if l0, total := levelBytes(m.Levels[:1]), levelBytes(m.Levels[:]); l0*10 > total {
 		t.Errorf("level 0 holds %d of the %d table bytes after the load", l0, total)
@@ -53,6 +36,30 @@ func TestLoadTablesSkipLevelZero(t *testing.T) {
 		t.Errorf("%d of the %d table bytes went through the memtable into level 0", via, total)
 	}
 	verifyOK(t, s)
+}
+
+// loadNumbered bulk loads n small documents, numbered in their body,
+// into s through one Loader with opts.
+func loadNumbered(t *testing.T, s *Store, n int, opts *LoadOptions) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := s.NewLoader(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		body := fmt.Sprintf(`{"n":%d,"text":%q}`, i, strings.Repeat(fmt.Sprint(i), 40))
+		pd, err := s.Prepare(ctx, Document{Body: []byte(body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Add(pd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Commit(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func levelBytes(levels []pebble.LevelMetrics) int64 {
@@ -122,24 +129,7 @@ func TestRunSortEqualsBytesOrder(t *testing.T) {
 // profile, not the store's level 3 (loadCompression).
 func TestLoadTablesCompression(t *testing.T) {
 	s := openTest(t, nil)
-	ctx := context.Background()
-	l, err := s.NewLoader(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 300 {
-		body := fmt.Sprintf(`{"n":%d,"text":%q}`, i, strings.Repeat(fmt.Sprint(i), 40))
-		pd, err := s.Prepare(ctx, Document{Body: []byte(body)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := l.Add(pd); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := l.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	loadNumbered(t, s, 300, nil)
 	levels, err := s.kv.db.SSTables(pebble.WithProperties())
 	if err != nil {
 		t.Fatal(err)
