@@ -264,39 +264,45 @@ func (r *resolution) scanParallel(ctx context.Context, s *store.Store, workers i
 	}
 	pre := &prejudgedSet{byNum: map[uint32]*prejudged{}}
 	r.pre = pre
-	test := func(w int, num uint32, b []byte) bool {
+	test := func(w int, num uint32, b []byte) store.Verdict {
 		if !nd.mayMatch(b) {
-			return false
+			return store.Failed
 		}
 		rd := &rds[w]
 		rd.ResetCanonical(b)
 		defer rd.Reset(nil)
 		if !evs[w].MatchMembers(r.in.Constraints, rd) {
-			return false
+			return store.Failed
 		}
 		// It is accepted unless the quality floor or the projection
 		// rejects it, and either way its record is written: the walks
 		// judging it needs are done here, on the worker, not on the
 		// goroutine that files the verdicts. A page kept in a heap
 		// needs only whether the projection resolves: the page's
-		// records are written when it is filled (topk.go).
+		// records are written when it is filled (topk.go), so a
+		// candidate the projection accepts, with no floor to check
+		// against its signals, is ranked from its record alone.
 		p := &prejudged{passed: true}
 		if r.top != nil {
 			scratch[w], p.missing, p.err = project.AppendMembers(scratch[w][:0], rd, r.in.Projection.Include, r.in.Projection.Exclude)
 			p.light = true
+			if p.err == nil && len(p.missing) == 0 && len(r.in.QualityFloor) == 0 {
+				pre.put(num, projected)
+				return store.PassedHead
+			}
 		} else {
 			p.passed, p.evals = evs[w].EvalMembers(r.in.Constraints, rd, nil)
 			p.payload, p.missing, p.err = project.AppendMembers(nil, rd, r.in.Projection.Include, r.in.Projection.Exclude)
 		}
 		pre.put(num, p)
-		return true
+		return store.Passed
 	}
 	keep := func(_ uint32, v store.Verdict) bool {
 		switch {
 		case v == store.Untested || r.keepsRejections():
-			r.matched = v == store.Passed
+			r.matched = v == store.Passed || v == store.PassedHead
 			return true
-		case v == store.Passed:
+		case v == store.Passed || v == store.PassedHead:
 			r.matched = true
 			return true
 		}
@@ -426,6 +432,11 @@ func (r *resolution) judge(doc *store.StoredDoc, records bool) (*Candidate, *Rej
 
 // prejudged is what a worker of a parallel scan found walking a document
 // that matched: its evaluations and its projection.
+// projected is a worker's word that a matched document's projection
+// resolves, for a page kept in a heap (store.PassedHead): shared, never
+// written.
+var projected = &prejudged{light: true, passed: true}
+
 type prejudged struct {
 	light   bool // only whether the projection resolves: no evaluations, no payload
 	passed  bool

@@ -78,6 +78,9 @@ func (r *resolution) considerTop(doc *store.StoredDoc, matched bool, p *prejudge
 		r.nEval++
 		return r.top.push(doc)
 	}
+	if doc.Body == nil {
+		return errLazyMiss // ranked from its record alone, yet not accepted: judge every candidate instead
+	}
 	// Rejected (or not what the walks said): judged as consider judges,
 	// for its record when it is listed.
 	_, rej, err := r.judge(doc, r.keepsRejections())

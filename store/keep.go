@@ -84,6 +84,7 @@ func (s *Store) FetchKeeping(ctx context.Context, nums *roaring.Bitmap, sequenti
 type recordPeek struct {
 	kind, owner []byte
 	body        []byte // the canonical bytes of an inline body stored as they are; nil otherwise
+	head        int    // the length of the record's head: every byte before its inline body
 }
 
 // peekRecord reads the kind, owner and uncompressed inline body of
@@ -91,6 +92,7 @@ type recordPeek struct {
 // then says why.
 func peekRecord(num uint32, v []byte) (p recordPeek, ok bool) {
 	const idLen = len(canon.ContentID{})
+	whole := v
 	if len(v) < 1+idLen || v[0] != recordVersion {
 		return p, false
 	}
@@ -112,7 +114,7 @@ func peekRecord(num uint32, v []byte) (p recordPeek, ok bool) {
 	if own := back == 0; k <= 0 || own == (k == len(v)) { // decodeRecord's checks: a body exactly when its own
 		return p, false
 	}
-	p.kind, p.owner = fields[0], fields[1]
+	p.kind, p.owner, p.head = fields[0], fields[1], len(whole)-len(v)+k
 	if inline := v[k:]; back == 0 && len(inline) > 0 && inline[0] == codecNone {
 		p.body = inline[1:]
 	}

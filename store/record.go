@@ -108,7 +108,15 @@ func readRecord(get func(key, dst []byte) ([]byte, bool, error), num uint32) (re
 
 // decodeRecord decodes the record of document num. The record keeps v's
 // bytes (its inline body): v must be the caller's to give.
-func decodeRecord(num uint32, v []byte) (record, error) {
+func decodeRecord(num uint32, v []byte) (record, error) { return decodeRecordAs(num, v, false) }
+
+// decodeRecordHead decodes the head of document num's record (every
+// byte before its inline body, recordPeek.head): a record without inline.
+func decodeRecordHead(num uint32, head []byte) (record, error) {
+	return decodeRecordAs(num, head, true)
+}
+
+func decodeRecordAs(num uint32, v []byte, headOnly bool) (record, error) {
 	var r record
 	bad := func(what string) (record, error) { return r, fmt.Errorf("%w: document record: %s", ErrCorrupt, what) }
 	if len(v) < 1+len(r.id) || v[0] != recordVersion {
@@ -142,13 +150,15 @@ func decodeRecord(num uint32, v []byte) (record, error) {
 	switch {
 	case k <= 0:
 		return bad("truncated seq")
-	case own && k == len(v):
+	case headOnly && k != len(v):
+		return bad(fmt.Sprintf("%d bytes after the seq of a record's head", len(v)-k))
+	case own && !headOnly && k == len(v):
 		return bad("no body after the seq of content the document stored first")
 	case !own && k != len(v):
 		return bad(fmt.Sprintf("%d bytes after the seq", len(v)-k))
 	}
 	r.seq = seq
-	if own {
+	if own && !headOnly {
 		r.inline = v[k:]
 	}
 	return r, nil

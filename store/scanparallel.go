@@ -17,6 +17,12 @@ const (
 	Untested Verdict = iota // test could not run on the bytes (a PAIRL message: its JSON view is built from the text)
 	Passed
 	Failed
+	// PassedHead is Passed for a consumer that wants the document's
+	// record only (its reference, natural key and signals): the scan
+	// keeps no copy of the body, and the document yielded has no Body
+	// and no View. A page kept in a heap ranks by the record and reads
+	// the bodies of its few candidates afterwards.
+	PassedHead
 )
 
 // scanChunk is how many document numbers one worker of ScanKindsParallel
@@ -28,7 +34,8 @@ const scanChunk = 512
 // chunks of consecutive document numbers through an iterator of its own
 // on one view, with the document's number and JSON bytes (valid during
 // the call) and the worker's index, so that it may keep per-worker state
-// (and work ahead for the documents it passes); keep then runs
+// (and work ahead for the documents it passes), and returns Passed,
+// PassedHead or Failed; keep then runs
 // on the iterating goroutine, in ascending document number, with test's
 // verdict, and decides whether the document is built and yielded. A
 // consumer whose decision depends on the documents before (how many
@@ -37,7 +44,7 @@ const scanChunk = 512
 // Documents of other kinds and documents the reader may not see reach
 // neither.
 func (s *Store) ScanKindsParallel(ctx context.Context, kinds []canon.Kind, workers int,
-	test func(w int, num uint32, json []byte) bool, keep func(num uint32, v Verdict) bool) iter.Seq2[*StoredDoc, error] {
+	test func(w int, num uint32, json []byte) Verdict, keep func(num uint32, v Verdict) bool) iter.Seq2[*StoredDoc, error] {
 	return func(yield func(*StoredDoc, error) bool) {
 		principal := s.readerOf(ctx)
 		if workers <= 0 {
@@ -83,11 +90,34 @@ func yieldScanned(yield func(*StoredDoc, error) bool, v *view, bs *bodies, princ
 			return err // not found: the view holds it, so it cannot be
 		}
 	}
+	if x.verdict == PassedHead {
+		return yieldHead(yield, v, principal, x.num, value)
+	}
 	rec, err := decodeRecord(x.num, value)
 	if err != nil {
 		return err
 	}
 	return yieldDoc(yield, bs, principal, x.num, &rec, nil, nil)
+}
+
+// yieldHead yields document num from the head of its record (a
+// PassedHead verdict): no body, no view.
+func yieldHead(yield func(*StoredDoc, error) bool, v *view, principal reader, num uint32, head []byte) error {
+	rec, err := decodeRecordHead(num, head)
+	if err != nil {
+		return err
+	}
+	if ok, err := sees(v.get, principal, num, rec.owner); err != nil || !ok {
+		return err
+	}
+	sig, err := rec.decodeSignals()
+	if err != nil {
+		return err
+	}
+	if !yield(&StoredDoc{Ref: rec.ref(num), NaturalKey: rec.naturalKey, Signals: sig, Seq: rec.seq}, nil) {
+		return errStopScan
+	}
+	return nil
 }
 
 // defaultWorkers is the number of goroutines a parallel read uses.
@@ -105,7 +135,7 @@ type scanned struct {
 // of the records when last) and tests the visible ones of kinds. The
 // records of documents that failed are not copied.
 func scanRange(ctx context.Context, v *view, principal reader, kinds []canon.Kind, lo uint32, last bool, w int,
-	test func(w int, num uint32, json []byte) bool) ([]scanned, error) {
+	test func(w int, num uint32, json []byte) Verdict) ([]scanned, error) {
 	start := AppendDocKey(nil, lo)
 	end := AppendDocKey(nil, lo+scanChunk)
 	if last {
@@ -136,14 +166,15 @@ func scanRange(ctx context.Context, v *view, principal reader, kinds []canon.Kin
 				}
 			}
 			if json := p.json(); json != nil {
-				verdict = Failed
-				if test(w, num, json) {
-					verdict = Passed
-				}
+				verdict = test(w, num, json)
 			}
 		}
 		x := scanned{num: num, verdict: verdict}
-		if verdict != Failed {
+		switch {
+		case verdict == PassedHead:
+			value = value[:p.head]
+			fallthrough
+		case verdict != Failed:
 			at := len(buf)
 			buf = append(buf, value...)
 			x.value = buf[at:len(buf):len(buf)]
