@@ -10,8 +10,6 @@ import (
 	"github.com/aqlstore/aqlstore/store"
 )
 
-// BenchmarkIndexedPut puts generated manifests in batches of 1000 into an
-// indexed store (synced batches), reporting docs/s.
 // BenchmarkIndexedPut puts generated manifests in synced PutBatch
 // commits of 1,000 documents (the CLI's batches before bulk loads) and
 // of 1 (the server's single puts).
