@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cockroachdb/apd/v3"
 	"pgregory.net/rapid"
 
@@ -188,4 +189,30 @@ func interval[P interface {
 		}
 	}
 	return l + ", " + h
+}
+
+// TestMinus: minus is AndNot, whether it removes documents one by one
+// (few outside) or not, on run, bitmap and array containers.
+func TestMinus(t *testing.T) {
+	typed := roaring.New()
+	typed.AddRange(0, 300000)
+	typed.RunOptimize()
+	sparse := roaring.New()
+	for i := uint32(0); i < 400000; i += 3 {
+		sparse.Add(i)
+	}
+	for _, outside := range []*roaring.Bitmap{roaring.New(), roaring.BitmapOf(0, 65535, 65536, 299999, 300000),
+		roaring.BitmapOf(7), sparse} {
+		for _, from := range []*roaring.Bitmap{typed, sparse} {
+			before := from.Clone()
+			want := roaring.AndNot(from, outside)
+			if got := minus(from, outside); !got.Equals(want) {
+				t.Errorf("minus of %d from %d: %d documents, want %d", outside.GetCardinality(), from.GetCardinality(),
+					got.GetCardinality(), want.GetCardinality())
+			}
+			if !from.Equals(before) {
+				t.Fatal("minus changed its operand")
+			}
+		}
+	}
 }
