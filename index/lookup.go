@@ -262,8 +262,8 @@ const rangeTop = 0xff
 // two values of the range's type at a path, those with a value in the
 // range are those with a value of the type there (the typed posting)
 // less those with a value outside it; a path is read that way when the
-// outside holds fewer documents than the range by its buckets' counts
-// (complementAt): an instant before a date most documents precede is
+// outside holds at most half the documents of the range by its buckets'
+// counts (complementAt): an instant before a date most documents precede is
 // the few after it, subtracted.
 type Range struct {
 	Docs *roaring.Bitmap
@@ -372,8 +372,11 @@ func (ix *Index) complementAt(sc *rangeScanner, id uint32, lo, end []byte, withi
 	if within == nil && !multi.IsEmpty() || within != nil && multi.Intersects(within) {
 		return nil, nil
 	}
+	// The complement also copies the typed posting: it is taken when the
+	// outside is at most half the range, so that a range about as large
+	// as its outside, as in a small store, is read as it was.
 	in, out, err := sc.estimate(id, lo, end)
-	if err != nil || out >= in {
+	if err != nil || 2*out >= in {
 		return nil, err
 	}
 	typed, err := ix.bitmap(append(appendPathKey(nil, famTyped, id), sc.typ))

@@ -75,7 +75,24 @@ func genObject(t *rapid.T, depth int) string {
 	for i, n := range names {
 		members[i] = fmt.Sprintf("%q:%s", n, genValue(t, depth))
 	}
+	if depth == 0 && !slices.Contains(names, "at") && rapid.Bool().Draw(t, "ranged at") {
+		members = append(members, `"at":`+genRangedMember(t))
+	}
 	return "{" + strings.Join(members, ",") + "}"
+}
+
+// genRangedMember draws one instant or number, mostly, and otherwise
+// several (genRangedArray): a path where most documents hold one value
+// of a range type, whose ranges are read by their complement, and a few
+// hold several, which forbid it.
+func genRangedMember(t *rapid.T) string {
+	if rapid.IntRange(0, 3).Draw(t, "several") == 0 {
+		return genRangedArray(t)
+	}
+	if rapid.Bool().Draw(t, "instant") {
+		return fmt.Sprintf("%q", rapid.SampledFrom(append(diffStrings[6:9:9], diffStrings[len(diffStrings)-1])).Draw(t, "inst"))
+	}
+	return rapid.SampledFrom(diffNumbers).Draw(t, "num")
 }
 
 func genPath(t *rapid.T) string {
@@ -110,7 +127,14 @@ func genLeaf(t *rapid.T) string {
 	default:
 		v = genValue(t, 2)
 	}
-	return fmt.Sprintf(`{"path":%q,"operator":%q,"value":%s}`, genPath(t), op, v)
+	path := genPath(t)
+	switch op {
+	case "lt", "lte", "gt", "gte", "before", "after", "within", "outside":
+		if rapid.Bool().Draw(t, "ranged path") {
+			path = rapid.SampledFrom([]string{"/at", "/at/*", "/**"}).Draw(t, "path")
+		}
+	}
+	return fmt.Sprintf(`{"path":%q,"operator":%q,"value":%s}`, path, op, v)
 }
 
 func genTree(t *rapid.T, depth int) string {
