@@ -7,7 +7,8 @@ import (
 )
 
 // bitmapCache keeps the posting lists every query reads — the universe's
-// kind and owner bitmaps, every-document, and existence per path — so a
+// kind and owner bitmaps, every-document, existence per path, and the
+// typed and several-values postings a range's complement reads — so a
 // selective query does not read and decode them from Pebble each time.
 //
 // A committed mutation updates it by its delta (Index.Done, commit): an
@@ -38,7 +39,7 @@ func cacheable(key []byte) bool {
 		return false
 	}
 	switch key[1] {
-	case famKind, famOwner, famAll, famExists:
+	case famKind, famOwner, famAll, famExists, famTyped, famMulti:
 		return true
 	}
 	return false

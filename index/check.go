@@ -76,7 +76,7 @@ func compareRanks(r *store.IndexReader, want rankKeys, rep *CheckReport) error {
 }
 
 // postingFamilies are the families whose values are bitmaps.
-var postingFamilies = []byte{famExists, famEq, famRange, famBucket, famGram, famShort, famLong, famNoGram, famKind, famOwner, famAll}
+var postingFamilies = []byte{famExists, famEq, famRange, famBucket, famTyped, famMulti, famGram, famShort, famLong, famNoGram, famKind, famOwner, famAll}
 
 func compareStored(s *store.Store, ix *Index, rep *CheckReport) error {
 	want := make(map[string]*roaring.Bitmap, ix.adds.len())

@@ -22,7 +22,9 @@ type extractor struct {
 	path   []byte                                 // the encoded Path being walked
 	buf    []byte
 	bucket []byte
-	name   []byte // an escaped string, unescaped
+	name   []byte    // an escaped string, unescaped
+	arrays int       // arrays around the value being walked
+	seen   rangeSeen // the range values of the document under arrays
 }
 
 // The one-byte values of the literals, shared: emit gets them read-only.
@@ -34,6 +36,8 @@ var (
 
 // walk visits the document v at the path in x.path.
 func (x *extractor) walk(v []byte) {
+	x.arrays = 0
+	x.seen.reset()
 	if len(v) > 0 {
 		x.value(v, 0)
 	}
@@ -110,6 +114,8 @@ func (x *extractor) array(c []byte, i, n int) int {
 	if i < len(c) && c[i] == ']' {
 		return i + 1
 	}
+	x.arrays++
+	defer func() { x.arrays-- }()
 	for i < len(c) {
 		x.path = append(x.path[:n], 'a')
 		i = x.value(c, i)
@@ -185,12 +191,26 @@ func (x *extractor) decimal(p []byte, text []byte) {
 }
 
 // ranged emits the range posting of the key k (type, then sortable
-// value) and the postings of its buckets.
+// value), the postings of its buckets, and the path's typed posting for
+// the document's first value of the type there, or its several-values
+// posting for the second. Member names are unique in canonical JSON, so
+// only a path through an array can meet a second value: the values seen
+// are kept for those paths only.
 func (x *extractor) ranged(p []byte, k []byte) {
 	x.emit(p, famRange, k)
 	for level, n := range bucketLevels(k[0]) {
 		x.bucket = append(append(append(x.bucket[:0], k[0]), byte(level)), rangeBucket(n, k[1:])...)
 		x.emit(p, famBucket, x.bucket)
+	}
+	before := 0
+	if x.arrays > 0 {
+		before = x.seen.note(k[0], p)
+	}
+	switch before {
+	case 0:
+		x.emit(p, famTyped, k[:1])
+	case 1:
+		x.emit(p, famMulti, k[:1])
 	}
 }
 
@@ -270,4 +290,76 @@ func skipDigits(s []byte, i int) int {
 // surely no instant are not copied to be parsed.
 func mayBeInstant(s []byte) bool {
 	return len(s) >= len("2006-01-02T15:04:05Z") && (s[10] == 'T' || s[10] == 't')
+}
+
+// rangeSeen counts the range values a document holds per (type, path),
+// for the paths through arrays: a few per document, compared in place,
+// and a map once a document has many.
+type rangeSeen struct {
+	keys  []byte   // type, then path, end to end
+	ends  []uint32 // key i is keys[ends[i-1]:ends[i]]
+	count []uint8  // values seen at key i, at most 2
+	index map[string]int
+}
+
+// rangeSeenLinear is how many keys rangeSeen compares one by one before
+// it indexes them.
+const rangeSeenLinear = 16
+
+func (s *rangeSeen) reset() {
+	s.keys, s.ends, s.count = s.keys[:0], s.ends[:0], s.count[:0]
+	clear(s.index)
+}
+
+// note counts a value of type typ at p and returns how many the
+// document held there before it: 0, 1, or 2 for two or more.
+func (s *rangeSeen) note(typ byte, p []byte) int {
+	at := len(s.keys)
+	s.keys = append(append(s.keys, typ), p...)
+	key := s.keys[at:]
+	i := s.find(key)
+	if i >= 0 {
+		s.keys = s.keys[:at]
+		before := int(s.count[i])
+		s.count[i] = uint8(min(before+1, 2))
+		return before
+	}
+	s.ends, s.count = append(s.ends, uint32(len(s.keys))), append(s.count, 1)
+	if len(s.ends) > rangeSeenLinear {
+		if s.index == nil {
+			s.index = map[string]int{}
+		}
+		if len(s.index) == 0 {
+			for j := range s.ends {
+				s.index[string(s.key(j))] = j
+			}
+		} else {
+			s.index[string(key)] = len(s.ends) - 1
+		}
+	}
+	return 0
+}
+
+// find returns the index of key among those seen, -1 when it is new.
+func (s *rangeSeen) find(key []byte) int {
+	if len(s.index) > 0 {
+		if i, ok := s.index[string(key)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range s.ends {
+		if string(s.key(i)) == string(key) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *rangeSeen) key(i int) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = s.ends[i-1]
+	}
+	return s.keys[start:s.ends[i]]
 }

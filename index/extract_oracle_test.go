@@ -21,6 +21,7 @@ type oracleExtractor struct {
 	path   []byte                                 // the encoded Path being walked
 	buf    []byte
 	bucket []byte
+	values map[string]int // range values per type and path, in the document walked
 }
 
 // walk visits the value v at the path in x.path, which it extends and
@@ -88,11 +89,24 @@ func (x *oracleExtractor) decimal(p []byte, text string) {
 
 // ranged emits the range posting of the key k (type, then sortable
 // value) and the postings of its buckets.
+// Then the typed posting for the document's first value of the type at
+// the path, or the several-values posting for its second (index format
+// v5).
 func (x *oracleExtractor) ranged(p []byte, k []byte) {
 	x.emit(p, famRange, k)
 	for level, n := range bucketLevels(k[0]) {
 		x.bucket = append(append(append(x.bucket[:0], k[0]), byte(level)), rangeBucket(n, k[1:])...)
 		x.emit(p, famBucket, x.bucket)
+	}
+	if x.values == nil {
+		x.values = map[string]int{}
+	}
+	seen := string(k[:1]) + string(p)
+	switch x.values[seen]++; x.values[seen] {
+	case 1:
+		x.emit(p, famTyped, []byte{k[0]})
+	case 2:
+		x.emit(p, famMulti, []byte{k[0]})
 	}
 }
 

@@ -136,3 +136,50 @@ func FuzzDecimalText(f *testing.F) {
 		}
 	})
 }
+
+// TestExtractSeveralValues: a path through an array gets the typed
+// posting once per document and the several-values posting only when
+// the document has a second value of the type there, with the values
+// counted afresh for each document an extractor walks (Extract reuses
+// them), in documents with few array paths and with more than
+// rangeSeenLinear.
+func TestExtractSeveralValues(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(`{"m":[{`)
+	for i := range 3 * rangeSeenLinear {
+		fmt.Fprintf(&many, `"p%02d":[%d,"%d.5","2026-01-0%dT00:00:00Z"],`, i, i, i, 1+i%2)
+	}
+	many.WriteString(`"q":1}]}`)
+	docs := []struct {
+		body        string
+		typed, many int // postings of each family
+	}{
+		{`{"a":[1],"b":["2026-01-01T00:00:00Z"],"c":2}`, 3, 0},
+		{`{"a":[1,"2.50",3],"b":["2026-01-01T00:00:00Z","x"]}`, 2, 1},
+		{`{"a":[{"x":1},{"x":2},{"y":3}]}`, 2, 1},
+		{`{"a":[[1,2],[3]],"t":["2026-01-01T00:00:00Z","2026-01-02T00:00:00Z"]}`, 2, 2},
+		{`{"a":[1]}`, 1, 0}, // after a document with several: counted afresh
+		{many.String(), 6*rangeSeenLinear + 1, 3 * rangeSeenLinear},
+	}
+	var x extractor
+	for _, d := range docs {
+		c, err := canon.Canonicalize(nil, []byte(d.body), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAgainstOracle(t, d.body, c)
+		typed, several := 0, 0
+		x.emit = func(_ []byte, fam byte, _ []byte) {
+			switch fam {
+			case famTyped:
+				typed++
+			case famMulti:
+				several++
+			}
+		}
+		x.walk(c)
+		if typed != d.typed || several != d.many {
+			t.Errorf("%.80s: %d typed and %d several-values postings, want %d and %d", d.body, typed, several, d.typed, d.many)
+		}
+	}
+}

@@ -18,7 +18,10 @@ import (
 // v4: the rank order ('R' keys, rank.go), and number range keys that
 // are exact decimals (AppendDecimalKey) instead of float64 order; both
 // ship in the same release, so v4 names both.
-const Version = "aqlstore.index.v4"
+// v5: per path and range type, the documents with a value of the type
+// ('y') and those with several ('m'), so a range may be read by its
+// complement.
+const Version = "aqlstore.index.v5"
 
 // Index maintains the postings of one store and answers lookups. It
 // implements store.Indexer. The bitmaps lookups return are read-only

@@ -30,6 +30,13 @@ import (
 //	                                              sortable value starts with bucket, at
 //	                                              each level (bucketLevels), so a range
 //	                                              ORs one bitmap per bucket it covers whole
+//	'y'     X y id type                           bitmap: documents with a range value of the
+//	                                              type (n or i) at the path: every bucket's
+//	                                              documents, so a range may be read as its
+//	                                              complement (lookup.go, complementAt)
+//	'm'     X m id type                           bitmap: documents with two or more range
+//	                                              values of the type at the path (through an
+//	                                              array), where a complement says nothing
 //	'g'     X g id trigram                        bitmap: strings there containing the trigram
 //	                                              (text paths only, Config)
 //	'h'     X h id string                         bitmap: strings there shorter than a trigram
@@ -54,6 +61,8 @@ const (
 	famEq      = 'q'
 	famRange   = 'r'
 	famBucket  = 'b'
+	famTyped   = 'y'
+	famMulti   = 'm'
 	famGram    = 'g'
 	famShort   = 'h'
 	famLong    = 'l'

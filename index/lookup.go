@@ -223,27 +223,52 @@ type NumberBounds struct {
 // one key, and 0.1 is not 0.1000000000000000055. The bounds must be
 // finite.
 func (ix *Index) NumberRange(ids []uint32, b NumberBounds) (*roaring.Bitmap, error) {
+	r, err := ix.NumberRangeIn(ids, b, nil)
+	return r.Docs, err
+}
+
+// NumberRangeIn is NumberRange exact among the documents of within
+// only (nil: every document), which lets more paths be read by their
+// complement (Range).
+func (ix *Index) NumberRangeIn(ids []uint32, b NumberBounds, within *roaring.Bitmap) (Range, error) {
 	var lo []byte
 	if b.Lo != nil {
 		k, err := AppendDecimalKey(nil, b.Lo)
 		if err != nil {
-			return nil, err
+			return Range{}, err
 		}
 		if lo = k; b.OpenLo {
 			lo = decimalKeyAfter(lo)
 		}
 	}
-	end := []byte{0xff} // above every decimal key's class byte
+	end := []byte{rangeTop} // above every decimal key's class byte
 	if b.Hi != nil {
 		k, err := AppendDecimalKey(nil, b.Hi)
 		if err != nil {
-			return nil, err
+			return Range{}, err
 		}
 		if end = k; !b.OpenHi {
 			end = decimalKeyAfter(end)
 		}
 	}
-	return ix.rangeScan(ids, typeNumber, lo, end)
+	return ix.rangeScan(ids, typeNumber, lo, end, within)
+}
+
+// rangeTop is the end of a range open above: no sortable value of
+// either type starts with it.
+const rangeTop = 0xff
+
+// Range is what a range lookup found, and how. Where no document has
+// two values of the range's type at a path, those with a value in the
+// range are those with a value of the type there (the typed posting)
+// less those with a value outside it; a path is read that way when the
+// outside holds at most half the documents of the range by its buckets'
+// counts (complementAt): an instant before a date most documents precede is
+// the few after it, subtracted.
+type Range struct {
+	Docs *roaring.Bitmap
+	// Complemented is how many of the paths were read by the complement.
+	Complemented int
 }
 
 // decimalKeyAfter turns the decimal key k into the smallest byte string
@@ -262,19 +287,27 @@ type InstantBounds struct {
 // one of the paths. Instants are indexed to every fractional digit, so the
 // answer is exact.
 func (ix *Index) InstantRange(ids []uint32, b InstantBounds) (*roaring.Bitmap, error) {
+	r, err := ix.InstantRangeIn(ids, b, nil)
+	return r.Docs, err
+}
+
+// InstantRangeIn is InstantRange exact among the documents of within
+// only (nil: every document), which lets more paths be read by their
+// complement (Range).
+func (ix *Index) InstantRangeIn(ids []uint32, b InstantBounds, within *roaring.Bitmap) (Range, error) {
 	var lo []byte
 	if b.Lo != nil {
 		if lo = appendSortableInstant(nil, *b.Lo); b.OpenLo {
 			lo = instantKeyAfter(lo)
 		}
 	}
-	end := []byte{0xff} // above every instant of years 0000-9999
+	end := []byte{rangeTop} // above every instant of years 0000-9999
 	if b.Hi != nil {
 		if end = appendSortableInstant(nil, *b.Hi); !b.OpenHi {
 			end = instantKeyAfter(end)
 		}
 	}
-	return ix.rangeScan(ids, typeInst, lo, end)
+	return ix.rangeScan(ids, typeInst, lo, end, within)
 }
 
 // rangeScan ORs the range postings of type typ at the paths ids from the
@@ -283,14 +316,27 @@ func (ix *Index) InstantRange(ids []uint32, b InstantBounds) (*roaring.Bitmap, e
 // the range cuts, at either end, is read at the next level, and at the
 // last level value by value. So a range costs about the buckets it spans,
 // whatever the number of distinct values in it. Every range of keys it
-// reads goes through one iterator, and the postings into one union.
-func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte) (*roaring.Bitmap, error) {
+// reads goes through one iterator, and the postings into one union. A
+// path whose complement is the smaller read is read by it (complementAt);
+// the answer is then exact among the documents of within (nil: all).
+func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte, within *roaring.Bitmap) (Range, error) {
 	rs, err := ix.r.Ranges()
 	if err != nil {
-		return nil, err
+		return Range{}, err
 	}
 	sc := rangeScanner{rs: rs, typ: typ, levels: bucketLevels(typ)}
+	var r Range
+	var complements []*roaring.Bitmap
 	for _, id := range ids {
+		var c *roaring.Bitmap
+		if c, err = ix.complementAt(&sc, id, lo, end, within); err != nil {
+			break
+		}
+		if c != nil {
+			complements = append(complements, c)
+			r.Complemented++
+			continue
+		}
 		if err = sc.buckets(id, 0, lo, end); err != nil {
 			break
 		}
@@ -299,10 +345,79 @@ func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte) (*roaring.Bit
 		err = cerr
 	}
 	if err != nil {
+		return Range{}, err
+	}
+	if r.Complemented == len(ids) && len(complements) == 1 {
+		r.Docs = complements[0] // the union would copy a bitmap the size of the path's
+		return r, nil
+	}
+	r.Docs = sc.out.Bitmap()
+	for _, c := range complements {
+		r.Docs.Or(c)
+	}
+	return r, nil
+}
+
+// complementAt returns the documents with a value in [lo, end) at path
+// id as those with a value of the type there less those with one
+// outside the range, when that is exact and the outside is the smaller
+// read; nil when the range is to be read itself. It is exact for a
+// document with one value of the type there, so not where a document of
+// within (every document, if nil) has several.
+func (ix *Index) complementAt(sc *rangeScanner, id uint32, lo, end []byte, within *roaring.Bitmap) (*roaring.Bitmap, error) {
+	multi, err := ix.bitmap(append(appendPathKey(nil, famMulti, id), sc.typ))
+	if err != nil {
 		return nil, err
 	}
-	return sc.out.Bitmap(), nil
+	if within == nil && !multi.IsEmpty() || within != nil && multi.Intersects(within) {
+		return nil, nil
+	}
+	// The complement also copies the typed posting: it is taken when the
+	// outside is at most half the range, so that a range about as large
+	// as its outside, as in a small store, is read as it was.
+	in, out, err := sc.estimate(id, lo, end)
+	if err != nil || 2*out >= in {
+		return nil, err
+	}
+	typed, err := ix.bitmap(append(appendPathKey(nil, famTyped, id), sc.typ))
+	if err != nil {
+		return nil, err
+	}
+	side := rangeScanner{rs: sc.rs, typ: sc.typ, levels: sc.levels}
+	if lo != nil {
+		if err := side.buckets(id, 0, nil, lo); err != nil {
+			return nil, err
+		}
+	}
+	if !bytes.Equal(end, []byte{rangeTop}) {
+		if err := side.buckets(id, 0, end, []byte{rangeTop}); err != nil {
+			return nil, err
+		}
+	}
+	return minus(typed, side.out.Bitmap()), nil
 }
+
+// minus returns typed less outside. A path most documents have is
+// mostly run containers (a run per container where every document has
+// it), and roaring's AndNot turns a run container less an array one
+// into two bitmap containers, 16 KiB per 65,536 documents, to make a
+// third; so up to fewRemovals documents are removed from a copy one by
+// one instead, which leaves the runs runs for the intersections after.
+func minus(typed, outside *roaring.Bitmap) *roaring.Bitmap {
+	if outside.GetCardinality() > fewRemovals {
+		return roaring.AndNot(typed, outside)
+	}
+	out := typed.Clone()
+	it := outside.Iterator()
+	for it.HasNext() {
+		out.Remove(it.Next())
+	}
+	return out
+}
+
+// fewRemovals bounds minus's removals one by one: each splits a run,
+// at a cost that grows with the runs of its container.
+const fewRemovals = 4096
 
 // rangeScanner is one rangeScan's reads: the iterator they share, the
 // union they add to, and buffers for the bounds of each range they read
@@ -399,6 +514,53 @@ func (sc *rangeScanner) values(id uint32, lo, end []byte) error {
 	return sc.rs.Visit(sc.start, sc.stop, func(_, value []byte) (bool, error) {
 		return true, sc.out.Add(value)
 	})
+}
+
+// estimate counts the documents of path id's buckets that lie inside
+// [lo, end) and those outside it, from the coarsest level's counts
+// (store.PostingCount: headers, nothing decoded). The buckets the range
+// cuts count on both sides; while they could tip the comparison, their
+// finer buckets are counted instead, down to the finest level. A
+// document with values in several buckets counts in each.
+func (sc *rangeScanner) estimate(id uint32, lo, end []byte) (in, out uint64, err error) {
+	regions := [][2][]byte{{nil, nil}} // the whole coarsest level
+	for level := range sc.levels {
+		var cut uint64
+		var next [][2][]byte
+		for _, r := range regions {
+			sc.start = append(appendPathKey(sc.start[:0], famBucket, id), sc.typ, byte(level))
+			n := len(sc.start)
+			if r[1] != nil {
+				sc.stop = append(append(sc.stop[:0], sc.start...), r[1]...)
+			} else {
+				sc.stop = appendPrefixEnd(sc.stop[:0], sc.start)
+			}
+			sc.start = append(sc.start, r[0]...)
+			err = sc.rs.Visit(sc.start, sc.stop, func(key, value []byte) (bool, error) {
+				b := key[n:]
+				sc.after = appendPrefixEnd(sc.after[:0], b)
+				c := store.PostingCount(value)
+				switch {
+				case (lo == nil || bytes.Compare(b, lo) >= 0) && sc.after != nil && bytes.Compare(sc.after, end) <= 0:
+					in += c
+				case lo != nil && sc.after != nil && bytes.Compare(sc.after, lo) <= 0 || bytes.Compare(b, end) >= 0:
+					out += c
+				default:
+					cut += c
+					next = append(next, [2][]byte{bytes.Clone(b), bytes.Clone(sc.after)})
+				}
+				return true, nil
+			})
+			if err != nil {
+				return 0, 0, err
+			}
+		}
+		if in+cut <= out || out+cut <= in || level == len(sc.levels)-1 {
+			return in + cut, out + cut, nil
+		}
+		regions = next
+	}
+	return in, out, nil
 }
 
 // prefixEnd returns the smallest byte string above every string that

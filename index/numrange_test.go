@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cockroachdb/apd/v3"
 	"pgregory.net/rapid"
 
@@ -125,11 +126,16 @@ func TestNumberRangeMatchesBruteForce(t *testing.T) {
 				b.Lo, b.Hi = lo, hi
 			}
 			b.OpenLo, b.OpenHi = rapid.Bool().Draw(t, "openLo"), rapid.Bool().Draw(t, "openHi")
-			got, err := ix.NumberRange(ids, b)
+			among := drawWithin(t, slices.Sorted(maps.Keys(docs)))
+			r, err := ix.NumberRangeIn(ids, b, among)
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := r.Docs
 			for num, vals := range docs {
+				if among != nil && !among.Contains(num) {
+					continue // exact among those only
+				}
 				want := false
 				for _, v := range vals {
 					want = want || (v.dec != nil && within(v.dec, b))
@@ -183,4 +189,30 @@ func interval[P interface {
 		}
 	}
 	return l + ", " + h
+}
+
+// TestMinus: minus is AndNot, whether it removes documents one by one
+// (few outside) or not, on run, bitmap and array containers.
+func TestMinus(t *testing.T) {
+	typed := roaring.New()
+	typed.AddRange(0, 300000)
+	typed.RunOptimize()
+	sparse := roaring.New()
+	for i := uint32(0); i < 400000; i += 3 {
+		sparse.Add(i)
+	}
+	for _, outside := range []*roaring.Bitmap{roaring.New(), roaring.BitmapOf(0, 65535, 65536, 299999, 300000),
+		roaring.BitmapOf(7), sparse} {
+		for _, from := range []*roaring.Bitmap{typed, sparse} {
+			before := from.Clone()
+			want := roaring.AndNot(from, outside)
+			if got := minus(from, outside); !got.Equals(want) {
+				t.Errorf("minus of %d from %d: %d documents, want %d", outside.GetCardinality(), from.GetCardinality(),
+					got.GetCardinality(), want.GetCardinality())
+			}
+			if !from.Equals(before) {
+				t.Fatal("minus changed its operand")
+			}
+		}
+	}
 }

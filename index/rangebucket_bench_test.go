@@ -134,7 +134,10 @@ func BenchmarkRangeBuckets(b *testing.B) {
 				}
 				return sc.out.Bitmap(), nil
 			}
-			buckets := func() (*roaring.Bitmap, error) { return ix.rangeScan(f.ids, f.typ, lo, end) }
+			buckets := func() (*roaring.Bitmap, error) {
+				r, err := ix.rangeScan(f.ids, f.typ, lo, end, nil)
+				return r.Docs, err
+			}
 			for _, way := range []struct {
 				name   string
 				lookup func() (*roaring.Bitmap, error)

@@ -23,7 +23,7 @@ import (
 const sweepIDs = 1024
 
 // pathFamilies are the families keyed by a path id, existence first.
-var pathFamilies = []byte{famExists, famEq, famRange, famBucket, famGram, famShort, famLong, famNoGram}
+var pathFamilies = []byte{famExists, famEq, famRange, famBucket, famTyped, famMulti, famGram, famShort, famLong, famNoGram}
 
 // Sweep implements store.IndexSweeper: it deletes the dictionary entries
 // of the paths with ids in [from, from+sweepIDs) where no committed

@@ -52,7 +52,7 @@ func TestLazyPageDistrustsTheIndex(t *testing.T) {
 	}
 	// Pretend the index called document 2 (no /a) projectable.
 	r.accepted = append(r.accepted, &Candidate{CandidateID: "forged", num: 2})
-	r.lazy.rejected.Clear()
+	r.lazy.accepted = r.lazy.universe // no rejection to list
 	if err := r.fillPage(r.accepted); !errors.Is(err, errLazyMiss) {
 		t.Fatalf("fillPage with a forged candidate: %v, want errLazyMiss", err)
 	}

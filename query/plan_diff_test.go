@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,7 +29,7 @@ var (
 )
 
 func genValue(t *rapid.T, depth int) string {
-	kinds := 6
+	kinds := 7
 	if depth >= 3 {
 		kinds = 4
 	}
@@ -48,8 +49,24 @@ func genValue(t *rapid.T, depth int) string {
 			elems[i] = genValue(t, depth+1)
 		}
 		return "[" + strings.Join(elems, ",") + "]"
+	case 5:
+		return genRangedArray(t)
 	}
 	return genObject(t, depth+1)
+}
+
+// genRangedArray draws an array of two or three instants, or of numbers
+// and decimal strings: several values of one range type at one path,
+// often on both sides of a bound, where a range is not the complement
+// of the values outside it.
+func genRangedArray(t *rapid.T) string {
+	values := []string{`"2026-05-03T10:00:00Z"`, `"2026-05-03T12:00:00+02:00"`, `"2026-06-01T00:00:00.5Z"`,
+		`"2026-05-03T09:30:00Z"`, `"2026-06-01T00:00:00.5000000001Z"`, `"2026-04-01T00:00:00Z"`}
+	if rapid.Bool().Draw(t, "numeric") {
+		values = append(slices.Clone(diffNumbers), `"79.99"`, `"100.00"`, `"1.50"`, `"-2.000"`)
+	}
+	elems := rapid.SliceOfN(rapid.SampledFrom(values), 2, 3).Draw(t, "ranged")
+	return "[" + strings.Join(elems, ",") + "]"
 }
 
 func genObject(t *rapid.T, depth int) string {
@@ -58,7 +75,24 @@ func genObject(t *rapid.T, depth int) string {
 	for i, n := range names {
 		members[i] = fmt.Sprintf("%q:%s", n, genValue(t, depth))
 	}
+	if depth == 0 && !slices.Contains(names, "at") && rapid.Bool().Draw(t, "ranged at") {
+		members = append(members, `"at":`+genRangedMember(t))
+	}
 	return "{" + strings.Join(members, ",") + "}"
+}
+
+// genRangedMember draws one instant or number, mostly, and otherwise
+// several (genRangedArray): a path where most documents hold one value
+// of a range type, whose ranges are read by their complement, and a few
+// hold several, which forbid it.
+func genRangedMember(t *rapid.T) string {
+	if rapid.IntRange(0, 3).Draw(t, "several") == 0 {
+		return genRangedArray(t)
+	}
+	if rapid.Bool().Draw(t, "instant") {
+		return fmt.Sprintf("%q", rapid.SampledFrom(append(diffStrings[6:9:9], diffStrings[len(diffStrings)-1])).Draw(t, "inst"))
+	}
+	return rapid.SampledFrom(diffNumbers).Draw(t, "num")
 }
 
 func genPath(t *rapid.T) string {
@@ -93,7 +127,14 @@ func genLeaf(t *rapid.T) string {
 	default:
 		v = genValue(t, 2)
 	}
-	return fmt.Sprintf(`{"path":%q,"operator":%q,"value":%s}`, genPath(t), op, v)
+	path := genPath(t)
+	switch op {
+	case "lt", "lte", "gt", "gte", "before", "after", "within", "outside":
+		if rapid.Bool().Draw(t, "ranged path") {
+			path = rapid.SampledFrom([]string{"/at", "/at/*", "/**"}).Draw(t, "path")
+		}
+	}
+	return fmt.Sprintf(`{"path":%q,"operator":%q,"value":%s}`, path, op, v)
 }
 
 func genTree(t *rapid.T, depth int) string {
@@ -194,7 +235,7 @@ func compare(t *rapid.T, s *store.Store, ix *index.Index, in *aql.Intent, princi
 		var rank *RankChoice
 		opts := func(ix *index.Index) *Options {
 			return &Options{Signer: testSigner(), At: at, Principal: principal, MaxRejected: maxRejected, PageSize: pageSize,
-				Cursor: cursor, Index: ix, rankWith: with, Explain: func(p *Plan) { rank = p.Rank }}
+				Cursor: cursor, Index: ix, rankWith: with, Explain: func(p *Plan) { rank = p.Rank; countRangeOps(p) }}
 		}
 		full, err := Resolve(context.Background(), s, in, opts(nil))
 		if err != nil {
@@ -231,6 +272,31 @@ func compare(t *rapid.T, s *store.Store, ix *index.Index, in *aql.Intent, princi
 // diffWalks and diffSorts count the lazy pages ranked each way, as
 // explain reported them.
 var diffWalks, diffSorts atomic.Int64
+
+// diffRanges and diffComplements count the range leaves planned by
+// reading the range and by reading its complement.
+var diffRanges, diffComplements atomic.Int64
+
+func countRangeOps(p *Plan) {
+	if p != nil {
+		countRangeNodes(p.Root)
+	}
+}
+
+func countRangeNodes(n *PlanNode) {
+	if n == nil {
+		return
+	}
+	switch n.Op {
+	case "index.Range":
+		diffRanges.Add(1)
+	case "index.RangeComplement":
+		diffComplements.Add(1)
+	}
+	for _, c := range n.Children {
+		countRangeNodes(c)
+	}
+}
 
 // countRank checks that a forced strategy was the one explain reports
 // (the last resolution, when a lazy miss started it again, judged every
@@ -339,5 +405,9 @@ func TestPlannerEqualsFullScan(t *testing.T) {
 	t.Logf("lazy pages ranked: %d by walking the rank order, %d by sorting", diffWalks.Load(), diffSorts.Load())
 	if diffWalks.Load() == 0 || diffSorts.Load() == 0 {
 		t.Error("a ranking strategy was never taken: the test no longer covers both")
+	}
+	t.Logf("range leaves: %d read as ranges, %d as complements", diffRanges.Load(), diffComplements.Load())
+	if diffRanges.Load() == 0 || diffComplements.Load() == 0 {
+		t.Error("a range was never read one of the two ways: the test no longer covers both")
 	}
 }

@@ -93,7 +93,10 @@ func (p *planner) in(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, 
 }
 
 // ranged looks up ordered postings. Numbers, decimal strings and instants
-// are all indexed exactly, so their ranges are exact.
+// are all indexed exactly, so their ranges are exact. A range over most
+// of a path's values is read as the documents with a value of its type
+// there less the few outside it, where that is exact among the reader's
+// documents (index.Range); explain names it index.RangeComplement.
 func (p *planner) ranged(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
 	if l.Operator == aql.OpWithin || l.Operator == aql.OpOutside {
 		return p.interval(l, ids)
@@ -115,8 +118,18 @@ func (p *planner) ranged(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bo
 	case aql.OpGte:
 		b.Lo = l.Decimal
 	}
-	bm, err := p.ix.NumberRange(ids, b)
-	return bm, "index.Range", true, err
+	r, err := p.ix.NumberRangeIn(ids, b, p.all)
+	return r.Docs, rangeOp(r), true, err
+}
+
+// rangeOp names a range lookup for explain by how it read its paths.
+func rangeOp(rs ...index.Range) string {
+	for _, r := range rs {
+		if r.Complemented > 0 {
+			return "index.RangeComplement"
+		}
+	}
+	return "index.Range"
 }
 
 func (p *planner) instantRange(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
@@ -132,8 +145,8 @@ func (p *planner) instantRange(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, stri
 	case aql.OpGte:
 		b.Lo = t
 	}
-	bm, err := p.ix.InstantRange(ids, b)
-	return bm, "index.Range", true, err
+	r, err := p.ix.InstantRangeIn(ids, b, p.all)
+	return r.Docs, rangeOp(r), true, err
 }
 
 // interval: within is [start, end]; outside is some value before start
@@ -141,18 +154,18 @@ func (p *planner) instantRange(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, stri
 func (p *planner) interval(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bool, error) {
 	iv := &l.Interval
 	if l.Operator == aql.OpWithin {
-		bm, err := p.ix.InstantRange(ids, index.InstantBounds{Lo: &iv.Start, Hi: &iv.End})
-		return bm, "index.Range", true, err
+		r, err := p.ix.InstantRangeIn(ids, index.InstantBounds{Lo: &iv.Start, Hi: &iv.End}, p.all)
+		return r.Docs, rangeOp(r), true, err
 	}
-	before, err := p.ix.InstantRange(ids, index.InstantBounds{Hi: &iv.Start, OpenHi: true})
+	before, err := p.ix.InstantRangeIn(ids, index.InstantBounds{Hi: &iv.Start, OpenHi: true}, p.all)
 	if err != nil {
 		return nil, "", false, err
 	}
-	after, err := p.ix.InstantRange(ids, index.InstantBounds{Lo: &iv.End, OpenLo: true})
+	after, err := p.ix.InstantRangeIn(ids, index.InstantBounds{Lo: &iv.End, OpenLo: true}, p.all)
 	if err != nil {
 		return nil, "", false, err
 	}
-	return roaring.Or(before, after), "index.Range", true, nil
+	return roaring.Or(before.Docs, after.Docs), rangeOp(before, after), true, nil
 }
 
 // contains: a string needle may be a substring of a string there
