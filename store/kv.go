@@ -389,14 +389,18 @@ func (c *cursor) close() error { return c.it.Close() }
 func (b *batch) size() int { return b.b.Len() }
 
 // compact compacts the whole key space; deleted bytes leave the disk.
-func (k *kv) compact() error {
+func (k *kv) compact() error { return k.compactRange(context.Background(), []byte{0}, []byte{0xff}) }
+
+// compactRange flushes the memtable and compacts the keys in [lo, hi):
+// merge operands there are merged into one value per key.
+func (k *kv) compactRange(ctx context.Context, lo, hi []byte) error {
 	if err := k.fault.refusal(); err != nil {
 		return err // after a WAL fault, Flush's WAL switch would abort the process (kv_fault.go)
 	}
 	if err := k.db.Flush(); err != nil {
 		return err
 	}
-	return k.db.Compact(context.Background(), []byte{0}, []byte{0xff}, true)
+	return k.db.Compact(ctx, lo, hi, true)
 }
 
 // diskBytes is the size of the database's files on disk.

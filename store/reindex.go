@@ -30,7 +30,10 @@ func (s *Store) EachDocument(ctx context.Context, fn func(num uint32, doc IndexI
 // with ix, in batches of batchDocs, calling progress after each batch. The
 // old index keys are deleted first; the store is not open elsewhere. Use
 // it after an upgrade changes the index format, or to index a store
-// written without one.
+// written without one. The rebuilt index is compacted before Reindex
+// returns: its batches wrote merge operands, which a lookup would
+// otherwise merge on every read until compactions got to them, so the
+// store answers as a bulk-loaded one does.
 func Reindex(ctx context.Context, dir string, opts *Options, ix Indexer, batchDocs int, progress func(done int)) error {
 	var o Options
 	if opts != nil {
@@ -61,7 +64,13 @@ func Reindex(ctx context.Context, dir string, opts *Options, ix Indexer, batchDo
 	if err := ix.Load(s.IndexReader()); err != nil {
 		return err
 	}
-	return s.rebuild(ctx, ix, max(batchDocs, 1), progress)
+	if err := s.rebuild(ctx, ix, max(batchDocs, 1), progress); err != nil {
+		return err
+	}
+	if err := s.kv.compactRange(ctx, []byte{IndexPrefix}, []byte{IndexPrefix + 1}); err != nil {
+		return fmt.Errorf("store: reindex: compact the index: %w", err)
+	}
+	return nil
 }
 
 // checkPaths stops at the first document past the path limits: one put
