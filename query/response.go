@@ -267,7 +267,12 @@ func (w *objWriter) record(d *DecisionRecord) {
 func (w *objWriter) evaluation(e *aql.Evaluation) {
 	o := objWriter{buf: append(w.buf, '{'), err: w.err}
 	if e.HasCandidateValue {
-		o.member("candidate_value", e.CandidateValue)
+		o.name("candidate_value")
+		if len(e.CandidateValue) == 0 {
+			o.buf = append(o.buf, "null"...) // built by hand without bytes
+		} else {
+			o.buf = append(o.buf, e.CandidateValue...) // already RFC 8785
+		}
 	}
 	o.text("operator", e.Operator)
 	o.name("passed")
