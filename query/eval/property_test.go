@@ -546,3 +546,60 @@ func checkCandidate(ev aql.Evaluation, l refLeaf, op string) string {
 	}
 	return ""
 }
+
+// TestNotIsComplementOnSingleValuedPaths: without wildcards a path resolves
+// to at most one value, where existential pairs are exact complements.
+func TestNotIsComplementOnSingleValuedPaths(t *testing.T) {
+	pairs := [][2]string{{"eq", "ne"}, {"in", "not_in"}, {"within", "outside"}}
+	e := New()
+	rapid.Check(t, func(t *rapid.T) {
+		doc := genDocument(t)
+		pair := rapid.SampledFrom(pairs).Draw(t, "pair")
+		leaf := map[string]any{"path": genPath(t, false), "operator": pair[0], "value": genOperand(t, pair[0])}
+		if entries := docEntries(doc, nil, nil); len(entries) > 0 && rapid.Bool().Draw(t, "targeted") {
+			ent := rapid.SampledFrom(entries).Draw(t, "target")
+			leaf["path"] = canon.JoinPointer(ent.segs...)
+			leaf["value"] = genNearOperand(t, pair[0], ent.value)
+		}
+		other := map[string]any{"path": leaf["path"], "operator": pair[1], "value": leaf["value"]}
+		pos, neg := mustCompileValue(t, leaf), mustCompileValue(t, other)
+		not := mustCompileValue(t, map[string]any{"not": leaf})
+		checkComplement(t, e, doc, pos, neg, not, pair[0] == "within")
+	})
+}
+
+func checkComplement(t *rapid.T, e *Evaluator, doc any, pos, neg, not *aql.Node, temporal bool) {
+	p, n, x := e.Match(pos, doc), e.Match(neg, doc), e.Match(not, doc)
+	if x != !p {
+		t.Fatalf("not = %v, leaf = %v", x, p)
+	}
+	vals := pos.Leaf.Path.ResolveAll(doc, nil)
+	if len(vals) == 0 && (p || n) {
+		t.Fatalf("empty resolution passed: %v %v", p, n)
+	}
+	if len(vals) != 1 {
+		return // a key named "*" makes a wildcard
+	}
+	if _, ok := instantOf(vals[0]); temporal && !ok {
+		return // incomparable both ways
+	}
+	if n != x {
+		t.Fatalf("%s = %v but not(%s) = %v on %s", neg.Leaf.Operator, n, pos.Leaf.Operator, x,
+			canon.AppendValue(nil, vals[0]))
+	}
+}
+
+// TestEvalRecordsEveryLeaf: Eval never short-circuits, whatever the tree.
+func TestEvalRecordsEveryLeaf(t *testing.T) {
+	e := New()
+	rapid.Check(t, func(t *rapid.T) {
+		doc := genDocument(t)
+		g := &genCtx{entries: docEntries(doc, nil, nil)}
+		c := g.constraint(t, 3)
+		n := mustCompileValue(t, c)
+		_, rec := e.Eval(n, doc, nil)
+		if got, want := len(rec), strings.Count(string(canon.AppendValue(nil, c)), `"operator"`); got != want {
+			t.Fatalf("%d records, %d leaves", got, want)
+		}
+	})
+}
