@@ -94,7 +94,7 @@ func TestPrincipalOption(t *testing.T) {
 func evalsText(rec DecisionRecord) string {
 	var b strings.Builder
 	for _, e := range rec.Evaluations {
-		fmt.Fprintf(&b, "%s %s %v %v %s;", e.Path, e.Operator, e.Passed, e.CandidateValue, e.Reason)
+		fmt.Fprintf(&b, "%s %s %v %s %s;", e.Path, e.Operator, e.Passed, e.CandidateValue, e.Reason)
 	}
 	return b.String()
 }

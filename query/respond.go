@@ -59,13 +59,22 @@ func (r *resolution) respond() (*Response, error) {
 	buf := unsignedBufs.Get().(*[]byte)
 	defer putUnsignedBuf(buf)
 	unsigned, err := resp.appendUnsigned((*buf)[:0])
-	*buf = unsigned
 	if err != nil {
 		return nil, fmt.Errorf("query: sign response: %w", err)
 	}
+	if cap(unsigned) > unsignedBufMax {
+		// Too large to pool: the buffer becomes the response, signed in
+		// place rather than copied.
+		resp.wire, resp.Signature = r.o.Signer.SealCanonical(unsigned)
+		return resp, nil
+	}
+	*buf = unsigned
 	resp.wire, resp.Signature = r.o.Signer.AppendSignedCanonical(nil, unsigned)
 	return resp, nil
 }
+
+// unsignedBufMax is the largest buffer unsignedBufs keeps.
+const unsignedBufMax = 1 << 20
 
 // unsignedBufs keep the buffers responses are written into before they
 // are signed: the signed bytes are a copy, so the buffer is free again
@@ -75,7 +84,7 @@ var unsignedBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // putUnsignedBuf returns b to the pool unless one huge response grew it.
 func putUnsignedBuf(b *[]byte) {
-	if cap(*b) <= 1<<20 {
+	if cap(*b) <= unsignedBufMax {
 		unsignedBufs.Put(b)
 	}
 }

@@ -110,7 +110,14 @@ func (r *Response) appendUnsigned(dst []byte) ([]byte, error) {
 		if i > 0 {
 			w.buf = append(w.buf, ',')
 		}
+		at := len(w.buf)
 		w.candidate(&r.Candidates[i], true)
+		if i == 0 && len(r.Candidates) > 1 {
+			// Candidates of one answer are written alike: room for the
+			// rest at the first one's size, so that a large answer (10,000
+			// candidates: megabytes) is not grown and copied a dozen times.
+			w.buf = slices.Grow(w.buf, (len(w.buf)-at+1)*(len(r.Candidates)-1)*9/8+4096)
+		}
 	}
 	w.buf = append(w.buf, ']')
 	w.text("evaluated_at", r.EvaluatedAt)
@@ -171,8 +178,21 @@ func (w *objWriter) member(name string, v any) {
 func (w *objWriter) text(name, v string) {
 	w.name(name)
 	if w.err == nil {
-		w.buf, w.err = canon.AppendString(w.buf, v)
+		w.buf, w.err = appendString(w.buf, v)
 	}
+}
+
+// appendString is canon.AppendString with a shortcut for the strings a
+// response is mostly made of (ids, timestamps, outcomes, paths): printable
+// ASCII without a quote or a backslash is its own RFC 8785 form, so it is
+// copied between quotes without the writer's escaping pass.
+func appendString(dst []byte, s string) ([]byte, error) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return canon.AppendString(dst, s)
+		}
+	}
+	return append(append(append(dst, '"'), s...), '"'), nil
 }
 
 // value writes v through canon.AppendCanonical.
@@ -247,7 +267,12 @@ func (w *objWriter) record(d *DecisionRecord) {
 func (w *objWriter) evaluation(e *aql.Evaluation) {
 	o := objWriter{buf: append(w.buf, '{'), err: w.err}
 	if e.HasCandidateValue {
-		o.member("candidate_value", e.CandidateValue)
+		o.name("candidate_value")
+		if len(e.CandidateValue) == 0 {
+			o.buf = append(o.buf, "null"...) // built by hand without bytes
+		} else {
+			o.buf = append(o.buf, e.CandidateValue...) // already RFC 8785
+		}
 	}
 	o.text("operator", e.Operator)
 	o.name("passed")

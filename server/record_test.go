@@ -40,7 +40,7 @@ func TestCandidateDocEqualsMapOracle(t *testing.T) {
 		for n := rapid.IntRange(0, 3).Draw(t, "evals"); n > 0; n-- {
 			c.Record.Evaluations = append(c.Record.Evaluations, aql.Evaluation{Path: rapid.SampledFrom(strs).Draw(t, "path"),
 				Operator: rapid.SampledFrom([]string{"eq", "not_in", "matches"}).Draw(t, "op"), Value: value("value"),
-				CandidateValue: value("candidate"), HasCandidateValue: rapid.Bool().Draw(t, "has"),
+				CandidateValue: canon.AppendValue(nil, value("candidate")), HasCandidateValue: rapid.Bool().Draw(t, "has"),
 				Passed: rapid.Bool().Draw(t, "passed"), Reason: rapid.SampledFrom(strs).Draw(t, "reason")})
 		}
 		want, err := canon.AppendCanonical(nil, oldCandidateDoc(c))

@@ -100,11 +100,20 @@ type Interval struct{ Start, End canon.Instant }
 type Evaluation struct {
 	Path              string // the leaf's path as written
 	Operator          string
-	Value             any  // the leaf's value as written
-	CandidateValue    any  // the witness when passed, else the first resolved value
-	HasCandidateValue bool // false when the path resolved to nothing
+	Value             any            // the leaf's value as written
+	CandidateValue    canon.RawValue // the RFC 8785 bytes of the witness when passed, else of the first resolved value; the Evaluation's own copy
+	HasCandidateValue bool           // false when the path resolved to nothing
 	Passed            bool
 	Reason            string // set when !Passed: why (e.g. "no value at path", "incomparable", "regex timeout"); and when passed under a not that failed
+}
+
+// DecodeCandidateValue decodes CandidateValue (the canon value model);
+// nil when there is none.
+func (e *Evaluation) DecodeCandidateValue() (any, error) {
+	if !e.HasCandidateValue {
+		return nil, nil
+	}
+	return canon.DecodeCanonical(e.CandidateValue)
 }
 
 // Category is an intent category of RFC 0020 §3.6.

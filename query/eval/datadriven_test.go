@@ -119,7 +119,7 @@ func candidateText(ev aql.Evaluation) string {
 	if !ev.HasCandidateValue {
 		return "no candidate"
 	}
-	return "candidate " + jsonText(ev.CandidateValue)
+	return "candidate " + string(ev.CandidateValue)
 }
 
 func jsonText(v any) string { return string(canon.AppendValue(nil, v)) }

@@ -105,8 +105,9 @@
 //
 // # Records
 //
-// An Evaluation's CandidateValue is the witness when the leaf passed, else
-// the first resolved value (HasCandidateValue is false when V is empty). It
-// is the document's own value, not a copy: do not mutate the document while
-// the records are in use. Value is the leaf's value as the intent wrote it.
+// An Evaluation's CandidateValue is the RFC 8785 form of the witness when
+// the leaf passed, else of the first resolved value (HasCandidateValue is
+// false when V is empty): bytes of its own, copied from a canonical
+// document as they are, which a response writes without decoding them.
+// Value is the leaf's value as the intent wrote it.
 package eval

@@ -49,7 +49,8 @@ func New() *Evaluator {
 // Eval reports whether doc satisfies n and appends to rec one Evaluation
 // per leaf, in tree order. Every leaf is evaluated (no short-circuit), so
 // the records list the whole tree. doc is a decoded document (canon
-// model); the records' CandidateValue fields alias its values.
+// model); the records' CandidateValue fields are its values' RFC 8785
+// bytes.
 func (e *Evaluator) Eval(n *aql.Node, doc any, rec []aql.Evaluation) (bool, []aql.Evaluation) {
 	ok, rec := e.eval(n, document{tree: doc}, rec)
 	e.scan = scan{} // drop references into doc

@@ -51,9 +51,9 @@ func (e *Evaluator) MatchRaw(n *aql.Node, doc []byte) bool {
 
 // EvalRaw is Eval over doc, the canonical bytes of a document, as MatchRaw
 // is Match: the same answer and records equal to Eval's over the decoded
-// doc. The records' CandidateValue fields are decoded copies that share
-// nothing with doc, so doc may be released when EvalRaw returns; EvalRaw
-// allocates for them.
+// doc. The records' CandidateValue fields are copies of doc's bytes that
+// share nothing with doc, so doc may be released when EvalRaw returns;
+// EvalRaw allocates for them.
 func (e *Evaluator) EvalRaw(n *aql.Node, doc []byte, rec []aql.Evaluation) (bool, []aql.Evaluation) {
 	ok, rec := e.eval(n, document{raw: doc, isRaw: true}, rec)
 	e.scan = scan{}
@@ -259,9 +259,11 @@ func (e *Evaluator) equalRaw(want any, v []byte) bool {
 	return e.equal(want, x)
 }
 
-// candidateRaw is candidate for a scan over bytes: a decoded copy of the
-// witness, else of the first value.
-func (s *scan) candidateRaw() (any, bool) {
+// candidateRaw is candidate for a scan over bytes: a copy of the
+// witness's bytes, else of the first value's. They are a part of a
+// canonical document, so already the value's RFC 8785 form: copied, not
+// decoded and written again.
+func (s *scan) candidateRaw() (canon.RawValue, bool) {
 	v := s.firstRaw
 	if s.passed {
 		v = s.witnessRaw
@@ -269,9 +271,5 @@ func (s *scan) candidateRaw() (any, bool) {
 	if !s.passed && s.n == 0 {
 		return nil, false
 	}
-	x := decodeRaw(v)
-	if _, bad := x.(badValue); bad {
-		return nil, true
-	}
-	return x, true
+	return canon.RawValue(bytes.Clone(v)), true
 }

@@ -165,3 +165,35 @@ func TestRawAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidateValueBytes: a record's candidate value is the RFC 8785
+// form of the witness (or first value), the same from the tree and from
+// the bytes, and the bytes' record owns its copy: it does not change when
+// the document's buffer is reused.
+func TestCandidateValueBytes(t *testing.T) {
+	src := `{"n": [7, 1.50], "s": "a\u00e9\n", "o": {"b": [true, null], "a": 1e2}}`
+	for _, c := range []struct{ leaf, want string }{
+		{`{"path": "/n/*", "operator": "gt", "value": 1}`, `7`},
+		{`{"path": "/n/*", "operator": "eq", "value": 1.5}`, `1.5`},
+		{`{"path": "/n/*", "operator": "eq", "value": 9}`, `7`},
+		{`{"path": "/s", "operator": "contains", "value": "é"}`, `"aé\n"`},
+		{`{"path": "/o", "operator": "exists", "value": true}`, `{"a":100,"b":[true,null]}`},
+	} {
+		n := mustCompile(t, c.leaf, time.Second)
+		_, tree := New().Eval(n, mustDecode(t, src), nil)
+		raw, err := canon.Canonicalize(nil, []byte(src), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rec := New().EvalRaw(n, raw, nil)
+		for i := range raw {
+			raw[i] = 'x'
+		}
+		if got := string(rec[0].CandidateValue); got != c.want || string(tree[0].CandidateValue) != c.want {
+			t.Errorf("%s: raw %s, tree %s, want %s", c.leaf, got, tree[0].CandidateValue, c.want)
+		}
+		if v, err := rec[0].DecodeCandidateValue(); err != nil || string(canon.AppendValue(nil, v)) != c.want {
+			t.Errorf("%s: DecodeCandidateValue %v, %v", c.leaf, v, err)
+		}
+	}
+}

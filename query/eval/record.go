@@ -43,12 +43,16 @@ func (e *Evaluator) evalLeaf(l *aql.Leaf, doc document, rec []aql.Evaluation) (b
 	return ok, append(rec, ev)
 }
 
-// candidate is the witness, else the first resolved value.
-func (s *scan) candidate() (any, bool) {
+// candidate is the RFC 8785 form of the witness, else of the first
+// resolved value.
+func (s *scan) candidate() (canon.RawValue, bool) {
+	v := s.first
 	if s.passed {
-		return s.witness, true
+		v = s.witness
+	} else if s.n == 0 {
+		return nil, false
 	}
-	return s.first, s.n > 0
+	return canon.AppendValue(nil, v), true
 }
 
 // reason says why the scanned leaf failed.

@@ -132,6 +132,18 @@ func (s *Signer) AppendSignedCanonical(dst, unsigned []byte) (b []byte, sig map[
 	return append(b, '}'), s.block(raw)
 }
 
+// SealCanonical is AppendSignedCanonical writing the signed document
+// into unsigned's own storage, for a document too large to copy twice:
+// the returned bytes share unsigned's array, which the caller must not
+// use afterwards.
+func (s *Signer) SealCanonical(unsigned []byte) (b []byte, sig map[string]any) {
+	at := len(unsigned) - 1
+	raw := ed25519.Sign(s.priv, unsigned)
+	var scratch [320]byte
+	member := s.appendMember(scratch[:0], raw, unsigned[at-1] != '{', false)
+	return append(append(unsigned[:at], member...), '}'), s.block(raw)
+}
+
 // appendMember writes the signature member for signature raw, with the
 // comma that separates it from the member before it or after it.
 func (s *Signer) appendMember(dst, raw []byte, before, after bool) []byte {

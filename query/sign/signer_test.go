@@ -332,3 +332,21 @@ func TestAppendSignedCanonical(t *testing.T) {
 		}
 	}
 }
+
+func TestSealCanonical(t *testing.T) {
+	s := testSigner(t)
+	for _, doc := range []map[string]any{{}, {"a": "x"}, typicalResponse(3)} {
+		unsigned := canon.AppendValue(nil, doc)
+		want, wantSig, err := s.AppendSigned(nil, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, sig := s.SealCanonical(unsigned)
+		if string(got) != string(want) || sig["value"] != wantSig["value"] {
+			t.Fatalf("SealCanonical\n%s\nAppendSigned\n%s", got, want)
+		}
+		if err := VerifyBytes(got, s.PublicKey()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
