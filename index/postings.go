@@ -23,6 +23,14 @@ import (
 // in blocks carved from fixed chunks of a slab, a key's blocks chained
 // by slab offset and doubling in size, so a key that gains numbers never
 // copies the ones it has. A key with one number keeps it in its entry.
+//
+// A log of (entry, number) pairs, grouped by a stable radix sort on the
+// entry when the set is read, with slots holding a key's first bytes so
+// that a short key is found without its entry, was measured against
+// this on a load of 200,000 manifests: 3% less CPU, within the noise
+// of the measure (the slot and long keys' misses stay, and the log's
+// growth and sort cost about what the blocks do), for half as much
+// memory again.
 type postingSet struct {
 	seed   maphash.Seed
 	table  []uint64 // hash<<32 | entry index + 1, 0 for an empty slot; a power of two long

@@ -172,7 +172,7 @@ func (r *loadRun) sort() map[int][]runEnt {
 }
 
 func (r *loadRun) sortEntries(ents []runEnt) []runEnt {
-	r.sortFrom(ents, 0)
+	r.sortFrom(ents, 0, make([]runEnt, len(ents)))
 	out := ents[:0]
 	for i, e := range ents {
 		if i+1 < len(ents) && !e.posting && !ents[i+1].posting && e.pre == ents[i+1].pre &&
@@ -189,9 +189,86 @@ func (r *loadRun) sortEntries(ents []runEnt) []runEnt {
 // keys share long prefixes (an index key's path id, then values such as
 // URLs, dates and DIDs), and comparing them whole read the arena at
 // every comparison. A group of keys that agree on these eight bytes and
-// go on is sorted on the next eight, loaded once per key.
-func (r *loadRun) sortFrom(ents []runEnt, depth int) {
+// go on is sorted on the next eight, loaded once per key. Many entries
+// are first ordered by pre with a radix sort, then each group that
+// shares it by the rest of the order; tmp is scratch as long as ents.
+func (r *loadRun) sortFrom(ents []runEnt, depth int, tmp []runEnt) {
 	end := uint32(depth + 8) // a key no longer than this ends within pre
+	if len(ents) >= radixMin {
+		radixByPre(ents, tmp)
+		for i := 0; i < len(ents); {
+			j := i + 1
+			for j < len(ents) && ents[j].pre == ents[i].pre {
+				j++
+			}
+			if j-i > 1 {
+				sortSamePre(ents[i:j], end)
+			}
+			i = j
+		}
+	} else {
+		sortSamePre(ents, end)
+	}
+	for i := 0; i < len(ents); {
+		j := i + 1
+		if ents[i].klen > end {
+			for j < len(ents) && ents[j].pre == ents[i].pre && ents[j].klen > end {
+				j++
+			}
+		}
+		if j-i > 1 {
+			g := ents[i:j]
+			for k := range g {
+				g[k].pre = prefix8(r.key(&g[k])[end:])
+			}
+			r.sortFrom(g, int(end), tmp[:len(g)])
+		}
+		i = j
+	}
+}
+
+// radixMin is how many entries sortFrom orders with a radix sort.
+const radixMin = 64
+
+// radixByPre sorts ents by pre, stably: a least significant digit radix
+// sort a byte at a time, skipping the bytes every entry shares; tmp is
+// scratch as long as ents.
+func radixByPre(ents, tmp []runEnt) {
+	var count [8][256]int
+	for i := range ents {
+		p := ents[i].pre
+		for d := range 8 {
+			count[d][byte(p>>(8*d))]++
+		}
+	}
+	src, dst := ents, tmp[:len(ents)]
+	for d := range 8 {
+		c := &count[d]
+		if c[byte(src[0].pre>>(8*d))] == len(src) {
+			continue
+		}
+		sum := 0
+		for b, n := range c {
+			c[b] = sum
+			sum += n
+		}
+		for i := range src {
+			b := byte(src[i].pre >> (8 * d))
+			dst[c[b]] = src[i]
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ents[0] {
+		copy(ents, src)
+	}
+}
+
+// sortSamePre sorts ents by pre and then, among equal pre, as a run
+// orders keys whose first end bytes those are: a key that ends within
+// them before one that goes on, the shorter first, and of equal ones the
+// one set first.
+func sortSamePre(ents []runEnt, end uint32) {
 	slices.SortFunc(ents, func(a, b runEnt) int {
 		if a.pre != b.pre {
 			if a.pre < b.pre {
@@ -213,22 +290,6 @@ func (r *loadRun) sortFrom(ents []runEnt, depth int) {
 		}
 		return int(a.seq - b.seq)
 	})
-	for i := 0; i < len(ents); {
-		j := i + 1
-		if ents[i].klen > end {
-			for j < len(ents) && ents[j].pre == ents[i].pre && ents[j].klen > end {
-				j++
-			}
-		}
-		if j-i > 1 {
-			g := ents[i:j]
-			for k := range g {
-				g[k].pre = prefix8(r.key(&g[k])[end:])
-			}
-			r.sortFrom(g, int(end))
-		}
-		i = j
-	}
 }
 
 // spilled is a run written to files: one per range it has keys in.

@@ -21,6 +21,7 @@ type rawDoc struct {
 	index  int    // position in its source, from 0
 	body   []byte
 	err    error // the document is not JSON (a *docSyntaxError); body is nil
+	fast   bool  // readLines found it: a fault in it is told by readDocs
 }
 
 // where names the document for error messages: file:line (document N).
@@ -330,4 +331,57 @@ func (l *lineReader) forget(off int64) {
 	}
 	l.base += i
 	l.newlines = append(l.newlines[:0], l.newlines[i:]...)
+}
+
+// readLines is readDocs for an input that holds one JSON object per line,
+// without reading any document twice: each line, blank lines skipped and
+// its blanks trimmed, reaches fn as a document (with fast set) for the
+// parser to read, where readDocs scans every value with a decoder first
+// to find where it ends. Lines are all it finds, so it has nothing to say
+// of a fault: the first document of the input whose line does not start
+// with '{' ends it with errNotLines, and a caller that finds a fast
+// document at fault reads the input again with readDocs, which says
+// exactly where (line, column, JSON Pointer) and reports every bad
+// document. A document readLines hands over is the one readDocs would,
+// with the same body, line and index, whenever the line holds one JSON
+// value.
+func readLines(r io.Reader, source string, fn func(*rawDoc) error) (int, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	n, line := 0, 0
+	for {
+		b, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return n, err
+		}
+		line++
+		body := trimBlank(b)
+		if len(body) > 0 {
+			if body[0] != '{' {
+				return n, errNotLines
+			}
+			if ferr := fn(&rawDoc{source: source, line: line, index: n, body: body, fast: true}); ferr != nil {
+				return n, ferr
+			}
+			n++
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+	}
+}
+
+// errNotLines is readLines finding an input that is not one JSON object
+// per line.
+var errNotLines = errors.New("the input is not one JSON object per line")
+
+// trimBlank returns b without its leading and trailing JSON blanks.
+func trimBlank(b []byte) []byte {
+	blank := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+	for len(b) > 0 && blank(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && blank(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -32,5 +36,87 @@ func TestReadDocsLines(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestReadLinesEqualsReadDocs reads inputs of one JSON object per line —
+// blank lines, CRLF, blanks around a line, no newline at the end — with
+// readLines and readDocs: the same documents (body, line, index) in the
+// same order. An input that is not one object per line is refused.
+func TestReadLinesEqualsReadDocs(t *testing.T) {
+	type doc struct {
+		body        string
+		line, index int
+	}
+	read := func(f func(r *strings.Reader, source string, fn func(*rawDoc) error) (int, error), in string) ([]doc, error) {
+		var got []doc
+		_, err := f(strings.NewReader(in), "in", func(d *rawDoc) error {
+			got = append(got, doc{string(d.body), d.line, d.index})
+			return nil
+		})
+		return got, err
+	}
+	for _, in := range []string{
+		"{\"a\":1}\n{\"b\":2}\n",
+		"\n\n{\"a\":1}\r\n\r\n  {\"b\": [1, 2]}\t \n{\"c\":\"x y\"}",
+		"{\"a\":\"\xff\"}\n\n\n{}\n",
+		"",
+	} {
+		want, err := read(func(r *strings.Reader, s string, fn func(*rawDoc) error) (int, error) { return readDocs(r, s, fn) }, in)
+		if err != nil {
+			t.Fatalf("%q: readDocs: %v", in, err)
+		}
+		got, err := read(func(r *strings.Reader, s string, fn func(*rawDoc) error) (int, error) { return readLines(r, s, fn) }, in)
+		if err != nil {
+			t.Fatalf("%q: readLines: %v", in, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: readLines %v, readDocs %v", in, got, want)
+		}
+	}
+	for _, in := range []string{"[{\"a\":1}]\n", "{\"a\":1}\n\"x\"\n"} {
+		if _, err := readLines(strings.NewReader(in), "in", func(*rawDoc) error { return nil }); !errors.Is(err, errNotLines) {
+			t.Errorf("%q: %v, want errNotLines", in, err)
+		}
+	}
+}
+
+// TestPutBadLineInLargeNDJSON puts an NDJSON file of thousands of
+// documents with a malformed line and a duplicate member in the middle:
+// both are reported as when the input is read value by value (line,
+// column, JSON Pointer), the documents are counted, and nothing is
+// stored.
+func TestPutBadLineInLargeNDJSON(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "store")
+	run(t, dir, "", "init")
+	var b bytes.Buffer
+	for i := 1; i <= 4000; i++ {
+		switch i {
+		case 1501:
+			b.WriteString("{\"offer_id\": }\n")
+		case 2750:
+			fmt.Fprintf(&b, "{\"x\":1,\"x\":2,\"offer_id\":\"o-%d\"}\n", i)
+		default:
+			fmt.Fprintf(&b, "{\"offer_id\":\"o-%d\",\"price\":%d,\"title\":\"thing %d\"}\n", i, i, i)
+		}
+	}
+	p := writeFile(t, tmp, "big.ndjson", b.String())
+	code, _, errs := run(t, dir, "", "put", p)
+	for _, want := range []string{
+		"big.ndjson:1501 (document 1501): invalid JSON at line 1501, column 14, at /offer_id: missing value after object name",
+		"big.ndjson:2750 (document 2750): line 2750, column 8 (at /x): duplicate member name",
+		"2 of 4000 documents rejected; nothing was stored",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	code, out, _ := run(t, dir, "", "--json", "stats")
+	if code != 0 || !strings.Contains(out, `"documents":0`) || !strings.Contains(out, `"receipts":0`) {
+		t.Fatalf("bad input changed the store: %s", out)
 	}
 }

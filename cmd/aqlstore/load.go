@@ -134,6 +134,24 @@ func (c *putCommand) prepareDoc(ctx context.Context, s *store.Store, owner strin
 // is stored. It returns errHasMessages, having stored nothing, at the
 // first message kind.
 func (c *putCommand) load(ctx context.Context, s *store.Store, files []string, owner string) error {
+	c.oneScan = true
+	err := c.loadOnce(ctx, s, files, owner)
+	c.oneScan = false
+	if errors.Is(err, errExactInput) || errors.Is(err, errNotLines) {
+		// Nothing was stored: read the input again, as readDocs does, to
+		// say exactly where each fault is.
+		err = c.loadOnce(ctx, s, files, owner)
+	}
+	return err
+}
+
+// errExactInput stops a load that read a document at fault with
+// readLines.
+var errExactInput = errors.New("a document read by lines is at fault")
+
+// loadOnce is load, reading the input with readLines when c.oneScan is
+// set.
+func (c *putCommand) loadOnce(ctx context.Context, s *store.Store, files []string, owner string) error {
 	l, err := s.NewLoader(ctx, nil)
 	if err != nil {
 		return err
@@ -165,6 +183,9 @@ func (c *putCommand) load(ctx context.Context, s *store.Store, files []string, o
 			if r := rate(total, time.Since(start)); r != "" {
 				bar.Describe("loading (" + r + ")")
 			}
+		}
+		if p.err != nil && p.d.fast {
+			return errExactInput
 		}
 		if p.err != nil {
 			report(p.d, p.err)

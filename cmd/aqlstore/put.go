@@ -32,6 +32,7 @@ type putCommand struct {
 	strict     bool
 	cpuProf    string
 	names      map[string]string // spooled temp file → "stdin", for messages
+	oneScan    bool              // eachDoc reads with readLines: load's first try
 	parsed     []parsedDoc       // every document, parsed once by check; nil when over maxParsedBytes
 }
 
@@ -174,7 +175,11 @@ func (c *putCommand) eachDoc(files []string, fn func(*rawDoc) error) error {
 		if err != nil {
 			return err
 		}
-		n, err := readDocs(f, displayName(file), fn)
+		read := readDocs
+		if c.oneScan {
+			read = readLines
+		}
+		n, err := read(f, displayName(file), fn)
 		f.Close()
 		if err != nil {
 			return err
