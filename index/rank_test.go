@@ -220,6 +220,9 @@ func TestRankTreeFollowsCommits(t *testing.T) {
 	if ix.rank.snap.Load() != nil {
 		t.Fatal("a commit past rankDeltaMax kept the in-memory order")
 	}
+	if err := ix.Warm(); err != nil || ix.rank.snap.Load() == nil {
+		t.Fatalf("Warm = %v and left the in-memory order unbuilt", err)
+	}
 	same("after a large batch")
 	put(doc("y", "1"), doc("x", "1"))
 	same("after a commit under the limit")

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/server"
 	"github.com/aqlstore/aqlstore/server/client"
@@ -142,16 +143,25 @@ func (c *serveCommand) run(ctx context.Context) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			prewarm(wctx, s, cfg.Logger)
+			prewarm(wctx, s, c.m.ix, cfg.Logger)
 		}()
 		defer func() { cancel(); <-done }() // before the store closes
 	}
 	return srv.Serve(ctx, ln)
 }
 
-// prewarm fills the block cache from the store (store.Prewarm) while the
-// server already answers, logging progress every 10 s and the outcome.
-func prewarm(ctx context.Context, s *store.Store, log *slog.Logger) {
+// prewarm builds the index's in-memory rank order (index.Warm) and fills
+// the block cache from the store (store.Prewarm) while the server
+// already answers, logging progress every 10 s and the outcome.
+func prewarm(ctx context.Context, s *store.Store, ix *index.Index, log *slog.Logger) {
+	if ix != nil {
+		t0 := time.Now()
+		if err := ix.Warm(); err != nil {
+			log.Error("prewarm: building the rank order failed; the first ranked page builds it", "err", err)
+		} else {
+			log.Info("prewarm: the rank order is in memory", "seconds", time.Since(t0).Seconds())
+		}
+	}
 	log.Info("prewarm: reading the store into the block cache")
 	last := time.Now()
 	st, err := s.Prewarm(ctx, func(st store.PrewarmStats) {
