@@ -178,21 +178,8 @@ func (w *objWriter) member(name string, v any) {
 func (w *objWriter) text(name, v string) {
 	w.name(name)
 	if w.err == nil {
-		w.buf, w.err = appendString(w.buf, v)
+		w.buf, w.err = canon.AppendString(w.buf, v)
 	}
-}
-
-// appendString is canon.AppendString with a shortcut for the strings a
-// response is mostly made of (ids, timestamps, outcomes, paths): printable
-// ASCII without a quote or a backslash is its own RFC 8785 form, so it is
-// copied between quotes without the writer's escaping pass.
-func appendString(dst []byte, s string) ([]byte, error) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return canon.AppendString(dst, s)
-		}
-	}
-	return append(append(append(dst, '"'), s...), '"'), nil
 }
 
 // value writes v through canon.AppendCanonical.
