@@ -120,22 +120,22 @@ func (p *planner) ranged(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, bo
 		b.Lo = l.Decimal
 	}
 	r, err := p.ix.NumberRangeIn(ids, b, p.all)
-	return r.Docs, rangeOp(r), true, err
+	countComplements(r)
+	return r.Docs, "index.Range", true, err
 }
 
-// rangeOp names a range lookup for explain: index.Range, however it was
-// read. Whether the complement was cheaper is judged from bucket counts
-// over every tenant's documents, so naming the way would tell a reader
-// something of documents it may not see. rangeComplements counts the
-// lookups read by their complement, for the differential test.
-func rangeOp(rs ...index.Range) string {
+// countComplements counts the lookups of rs read by their complement,
+// for the differential test. Explain names both ways index.Range: whether
+// the complement was cheaper is judged from bucket counts over every
+// tenant's documents, so naming the way would tell a reader something of
+// documents it may not see.
+func countComplements(rs ...index.Range) {
 	for _, r := range rs {
 		if r.Complemented > 0 {
 			rangeComplements.Add(1)
-			break
+			return
 		}
 	}
-	return "index.Range"
 }
 
 var rangeComplements atomic.Int64
@@ -154,7 +154,8 @@ func (p *planner) instantRange(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, stri
 		b.Lo = t
 	}
 	r, err := p.ix.InstantRangeIn(ids, b, p.all)
-	return r.Docs, rangeOp(r), true, err
+	countComplements(r)
+	return r.Docs, "index.Range", true, err
 }
 
 // interval: within is [start, end]; outside is some value before start
@@ -163,7 +164,8 @@ func (p *planner) interval(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, 
 	iv := &l.Interval
 	if l.Operator == aql.OpWithin {
 		r, err := p.ix.InstantRangeIn(ids, index.InstantBounds{Lo: &iv.Start, Hi: &iv.End}, p.all)
-		return r.Docs, rangeOp(r), true, err
+		countComplements(r)
+		return r.Docs, "index.Range", true, err
 	}
 	before, err := p.ix.InstantRangeIn(ids, index.InstantBounds{Hi: &iv.Start, OpenHi: true}, p.all)
 	if err != nil {
@@ -173,7 +175,8 @@ func (p *planner) interval(l *aql.Leaf, ids []uint32) (*roaring.Bitmap, string, 
 	if err != nil {
 		return nil, "", false, err
 	}
-	return roaring.Or(before.Docs, after.Docs), rangeOp(before, after), true, nil
+	countComplements(before, after)
+	return roaring.Or(before.Docs, after.Docs), "index.Range", true, nil
 }
 
 // contains: a string needle may be a substring of a string there
