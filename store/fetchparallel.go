@@ -159,7 +159,7 @@ func runChunks[T any](ctx context.Context, n, workers int, read func(ctx context
 func readChunk[T any](ctx context.Context, principal reader, recs *cursor, bs *bodies, l *lender, chunk *roaring.Bitmap, w int,
 	work func(w int, doc *StoredDoc) (T, error)) ([]T, error) {
 	out := make([]T, 0, chunk.GetCardinality())
-	err := eachRecord(ctx, chunk, recs.seek, func(num uint32, rec *record) error {
+	err := eachRecord(ctx, chunk, recs.records(l), func(num uint32, rec *record) error {
 		if ok, err := sees(bs.v.get, principal, num, rec.owner); err != nil || !ok {
 			return err
 		}
@@ -176,6 +176,6 @@ func readChunk[T any](ctx context.Context, principal reader, recs *cursor, bs *b
 		}
 		out = append(out, x)
 		return nil
-	}, l)
+	})
 	return out, err
 }

@@ -40,7 +40,7 @@ func BenchmarkFetchPoints(b *testing.B) {
 				docs, i := 0, 0
 				for b.Loop() {
 					err := s.read(func(v *view, bs *bodies) error {
-						get := v.get
+						read := (*lender)(nil).records(v.get)
 						if !byGet {
 							start := []byte{prefixDoc}
 							recs, err := v.cursor(start, prefixEnd(start))
@@ -48,13 +48,13 @@ func BenchmarkFetchPoints(b *testing.B) {
 								return err
 							}
 							defer recs.close()
-							get = recs.seek
+							read = recs.records(nil)
 						}
-						return eachRecord(ctx, sets[i%len(sets)], get, func(num uint32, rec *record) error {
+						return eachRecord(ctx, sets[i%len(sets)], read, func(num uint32, rec *record) error {
 							docs++
 							_, err := bs.body(num, rec)
 							return err
-						}, nil)
+						})
 					})
 					if err != nil {
 						b.Fatal(err)

@@ -369,18 +369,29 @@ func (v *view) cursor(start, end []byte) (*cursor, error) {
 // when the key is there and through the index otherwise
 // (TestCursorSeekReadsNoExtraBlock).
 func (c *cursor) seek(key, dst []byte) ([]byte, bool, error) {
+	v, found, err := c.lend(key)
+	if !found {
+		return dst, false, err
+	}
+	return append(dst, v...), true, nil
+}
+
+// lend is seek without the copy: the value returned is Pebble's, valid
+// until the cursor's next seek or its close. A caller that keeps any of
+// it copies it first.
+func (c *cursor) lend(key []byte) ([]byte, bool, error) {
 	if c.end != nil && bytes.Compare(key, c.end) >= 0 {
-		return dst, false, nil // past the cursor's range; a lower bound there would pass the upper
+		return nil, false, nil // past the cursor's range; a lower bound there would pass the upper
 	}
 	c.it.SetBounds(key, c.end)
 	if !c.it.SeekGE(key) || !bytes.Equal(c.it.Key(), key) {
-		return dst, false, readError(key, c.it.Error())
+		return nil, false, readError(key, c.it.Error())
 	}
 	v, err := c.it.ValueAndErr()
 	if err != nil {
-		return dst, false, readError(key, err)
+		return nil, false, readError(key, err)
 	}
-	return append(dst, v...), true, nil
+	return v, true, nil
 }
 
 func (c *cursor) close() error { return c.it.Close() }
