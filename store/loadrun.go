@@ -501,7 +501,7 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 	defer it.Close()
 	cur := &joinCursor{it: it}
 
-	m := tableMerge{l: l, cur: cur, name: fmt.Sprintf("table-%d", r)}
+	m := tableMerge{l: l, cur: cur, name: fmt.Sprintf("table-%d", r), index: r/257 == IndexPrefix}
 	var nums []uint32
 	// A spilled run reads each entry into the same buffer: the key and a
 	// plain value are copied before the run moves on.
@@ -602,6 +602,7 @@ func (c *joinCursor) seek(key, dst []byte) ([]byte, bool, error) {
 type tableMerge struct {
 	l      *Loader
 	name   string // the tables' names start so
+	index  bool   // the keys are the index family's
 	cur    *joinCursor
 	t      *tableWriter
 	tables []string
@@ -641,7 +642,7 @@ func (m *tableMerge) add(key, value []byte) error {
 	}
 	if m.t == nil {
 		path := filepath.Join(m.l.dir, fmt.Sprintf("%s-%06d.sst", m.name, len(m.tables)+1))
-		t, err := m.l.s.kv.newTable(path)
+		t, err := m.l.s.kv.newTable(path, m.index)
 		if err != nil {
 			return err
 		}
