@@ -27,8 +27,17 @@ type tableWriter struct {
 // against level 3's 1.01, for 55.4 MB on disk against 54.5 (+1.5%).
 var loadCompression = sstable.BalancedCompression
 
-// newTable creates the sstable at path.
-func (k *kv) newTable(path string) (*tableWriter, error) {
+// loadIndexCompression is the block compression of a load's index
+// tables in such a store: MinLZ. Posting lists are roaring bitmaps,
+// already dense, and zstd spent its CPU on them for little. Measured on
+// 200,000 generated manifests (aqlstore put, CPU-s, bytes on disk per
+// document): zstd level 1 48.5 CPU-s, 1,096 B; MinLZ 46.9, 1,153 B; no
+// compression 45.5, 1,497 B.
+var loadIndexCompression = sstable.FastestCompression
+
+// newTable creates the sstable at path; index says whether its keys are
+// the index family's.
+func (k *kv) newTable(path string, index bool) (*tableWriter, error) {
 	f, err := k.opts.FS.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return nil, err
@@ -37,6 +46,9 @@ func (k *kv) newTable(path string) (*tableWriter, error) {
 	wo := k.opts.MakeWriterOptions(len(k.opts.Levels)-1, format)
 	if wo.Compression == sstable.GoodCompression {
 		wo.Compression = loadCompression
+		if index {
+			wo.Compression = loadIndexCompression
+		}
 	}
 	return &tableWriter{w: sstable.NewWriter(objstorageprovider.NewFileWritable(f), wo), path: path}, nil
 }

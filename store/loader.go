@@ -190,12 +190,13 @@ func (l *Loader) spill() error {
 		return err
 	}
 	path := filepath.Join(l.dir, fmt.Sprintf("run-%06d", len(l.runs)+1))
+	n := len(l.run.ents)
 	sp, err := l.run.spill(l.s.kv.fs(), path)
 	if err != nil {
 		return fmt.Errorf("store: load: spill run: %w", err)
 	}
 	l.runs = append(l.runs, sp)
-	l.run = newLoadRun()
+	l.run = newLoadRunLike(n)
 	return nil
 }
 

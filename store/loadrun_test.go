@@ -148,3 +148,55 @@ func TestLoadTablesCompression(t *testing.T) {
 		t.Fatal("no tables")
 	}
 }
+
+// TestLoadIndexTablesCompression: a load's index tables, whose posting
+// lists are roaring bitmaps already, are compressed with the fast
+// profile (loadIndexCompression), its other tables with zstd
+// (loadCompression).
+func TestLoadIndexTablesCompression(t *testing.T) {
+	s := openTest(t, nil)
+	dir := t.TempDir()
+	var paths []string
+	for i, fam := range []byte{IndexPrefix, prefixDoc} {
+		path := fmt.Sprintf("%s/t%d.sst", dir, i)
+		tw, err := s.kv.newTable(path, fam == IndexPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := range 2000 {
+			if err := tw.set(fmt.Appendf([]byte{fam}, "key-%08d", n), []byte(strings.Repeat("value ", 20))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tw.close(); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	if err := s.kv.ingest(paths); err != nil {
+		t.Fatal(err)
+	}
+	levels, err := s.kv.db.SSTables(pebble.WithProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[byte]bool{}
+	for _, lv := range levels {
+		for _, tb := range lv {
+			fam := tb.Smallest.UserKey[0]
+			want := loadCompression.Name
+			if fam == IndexPrefix {
+				want = loadIndexCompression.Name
+			} else if fam != prefixDoc {
+				continue
+			}
+			seen[fam] = true
+			if name := tb.Properties.CompressionName; name != want {
+				t.Errorf("table of family %q is compressed with %s, want %s", fam, name, want)
+			}
+		}
+	}
+	if !seen[IndexPrefix] || !seen[prefixDoc] {
+		t.Fatalf("ingested tables not found: %v", seen)
+	}
+}

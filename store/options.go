@@ -27,7 +27,8 @@ type Options struct {
 	BlobCompression string
 	// BlockCompression is Pebble's block compression: "zstd" (default;
 	// Pebble's DBCompressionGood, zstd level 3 in the bottom level; a
-	// bulk load's tables get level 1, loadCompression),
+	// bulk load's tables get level 1, loadCompression, and its index
+	// tables MinLZ, loadIndexCompression),
 	// "balanced" (zstd level 1 there), "snappy" (MinLZ on the current
 	// format) or "none". Measured on 100,000 manifests with 16 KiB blocks
 	// and the default cache (BenchmarkResolve, three paired runs): zstd
