@@ -328,7 +328,8 @@ func TestMain(m *testing.M) {
 // aqlbench asks them: an instant after a threshold and within a 90-day
 // window (0.1%, every candidate on one page), a decimal range (0.1%), the
 // first page of 100 of an instant before a threshold (99.9%), and ten
-// full_set pages of 100 of a 1% equality, each through its cursor, beside
+// full_set pages of 100 of a 1% equality, each through its cursor, and
+// all its 100 pages (page_walk_1pct_100, aqlbench's page walk), beside
 // its first page alone; the pages of a 1% equality and of a 10% one again
 // with each ranking strategy forced (walk, sort: rank.Select).
 func BenchmarkResolveRanges(b *testing.B) {
@@ -346,6 +347,7 @@ func BenchmarkResolveRanges(b *testing.B) {
 		{"eq_0.1pct", `{"path":"/tool/categories/*","operator":"eq","value":"sel_0.1pct"}`, 1 << 30, 1, rankByCost},
 		{"page_walk_1pct", `{"path":"/tool/categories/*","operator":"eq","value":"sel_1pct"}`, 100, 10, rankByCost},
 		{"page1_1pct", `{"path":"/tool/categories/*","operator":"eq","value":"sel_1pct"}`, 100, 1, rankByCost},
+		{"page_walk_1pct_100", `{"path":"/tool/categories/*","operator":"eq","value":"sel_1pct"}`, 100, 100, rankByCost},
 		{"page_walk_1pct/walk", `{"path":"/tool/categories/*","operator":"eq","value":"sel_1pct"}`, 100, 10, rankForceWalk},
 		{"page_walk_1pct/sort", `{"path":"/tool/categories/*","operator":"eq","value":"sel_1pct"}`, 100, 10, rankForceSort},
 		{"risk_eq_10pct_page1/walk", `{"path":"/risk_class","operator":"eq","value":"high"}`, 100, 1, rankForceWalk},

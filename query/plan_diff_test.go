@@ -231,7 +231,7 @@ func compare(t *rapid.T, s *store.Store, ix *index.Index, in *aql.Intent, princi
 	for page := 0; ; page++ {
 		// Each page ranks its own way: a cursor one strategy issued must
 		// serve the other.
-		with := rapid.SampledFrom([]rankStrategy{rankByCost, rankForceWalk, rankForceSort}).Draw(t, "rank")
+		with := rapid.SampledFrom([]rankStrategy{rankByCost, rankForceWalk, rankForceWalkDense, rankForceSort}).Draw(t, "rank")
 		var rank *RankChoice
 		opts := func(ix *index.Index) *Options {
 			return &Options{Signer: testSigner(), At: at, Principal: principal, MaxRejected: maxRejected, PageSize: pageSize,
@@ -304,7 +304,7 @@ func countRank(t *rapid.T, with rankStrategy, rank *RankChoice) {
 	case rank == nil:
 	case rank.Op == "rank.Walk":
 		diffWalks.Add(1)
-	case with == rankForceWalk:
+	case with == rankForceWalk || with == rankForceWalkDense:
 		t.Fatalf("walk forced, explain says %s", rank)
 	default:
 		diffSorts.Add(1)

@@ -3,9 +3,11 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/query/aql"
@@ -93,5 +95,51 @@ func TestRankStrategyByCost(t *testing.T) {
 	}
 	if c := resolveExplained(t, s, ix, rankIntent(t, "last")); c.Op != "rank.Select" || !c.Fallback {
 		t.Errorf("100 at the end of the order: %s, want a walk given up for rank.Select", c)
+	}
+}
+
+// TestWalkRankDenseMembership: a walk that tests membership in the flat
+// bit set (a long walk's, denseWalkSteps) keeps exactly the documents,
+// in the same order, that a walk testing the roaring bitmap keeps.
+func TestWalkRankDenseMembership(t *testing.T) {
+	docs := make([]string, 300)
+	for i := range docs {
+		docs[i] = fmt.Sprintf(`{"n":%d}`, i)
+	}
+	_, ix := openIndexed(t, docs...)
+	src, _ := leafIntent(`{"path":"/n","operator":"gte","value":0}`)
+	in, err := aql.Parse(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := roaring.New()
+	for n := uint32(0); n < 1000; n += 3 {
+		accepted.Add(n)
+	}
+	accepted.Add(1 << 20) // beyond every document: the set's last word
+	walk := func(way rankStrategy) []uint32 {
+		od := (&Options{Signer: testSigner(), At: at, PageSize: 1000, rankWith: way}).withDefaults()
+		r := newResolution(in, &od)
+		out, done, err := r.walkRank(ix, accepted, 1000, 1<<30, &RankChoice{})
+		if err != nil || !done {
+			t.Fatalf("walk: done %v, %v", done, err)
+		}
+		nums := make([]uint32, len(out))
+		for i, c := range out {
+			nums[i] = c.num
+		}
+		return nums
+	}
+	plain, dense := walk(rankForceWalk), walk(rankForceWalkDense)
+	if len(plain) < 90 {
+		t.Fatalf("the walk kept %d documents, want about 100", len(plain))
+	}
+	for _, n := range plain {
+		if !accepted.Contains(n) {
+			t.Fatalf("the walk kept document %d, not accepted", n)
+		}
+	}
+	if !slices.Equal(plain, dense) {
+		t.Fatalf("the walks differ:\nroaring: %v\ndense:   %v", plain, dense)
 	}
 }
