@@ -32,6 +32,9 @@ var (
 	// ExecutionIntent) was given to a Loader; PutBatch stores them, with
 	// their replay and thread rules.
 	ErrLoaderMessage = errors.New("store: a bulk load takes no message kinds; store them with PutBatch")
+	// ErrLoadAborted means Close found a Loader open and aborted it:
+	// nothing of the load is stored.
+	ErrLoadAborted = errors.New("store: an open bulk load was aborted")
 	// ErrNoStore means a store opened ReadOnly does not exist: nothing was
 	// created.
 	ErrNoStore = errors.New("store: no store")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sync"
 )
 
 // Loader stores a large input as sstables ingested into the store in one
@@ -27,12 +28,14 @@ import (
 // and its temporary files are removed by the next Open or load.
 //
 // A Loader holds the store's writer lock from NewLoader to Commit or
-// Abort: other mutations wait. Message kinds (AIDP, PAIRL,
+// Abort: other mutations wait, and Close, which cannot wait for a load
+// nobody may end, aborts it. Message kinds (AIDP, PAIRL,
 // ExecutionIntent), whose rules read and write keys of their own, are
-// refused with ErrLoaderMessage: store them with PutBatch. A Loader is not
-// safe for concurrent use; prepare documents on many goroutines
-// (Store.Prepare) and Add them from one.
+// refused with ErrLoaderMessage: store them with PutBatch. Its methods
+// are safe for concurrent use but take turns: prepare documents on many
+// goroutines (Store.Prepare) and Add them from one.
 type Loader struct {
+	mu    sync.Mutex // held by every method, and by Close's abort
 	s     *Store
 	m     *mutation
 	ix    IndexExtractor // nil when the store has no indexer
@@ -44,6 +47,8 @@ type Loader struct {
 	bad   error // the first failed Add: Commit refuses
 	added int
 	ended bool
+	// closed: Close aborted the load.
+	closed bool
 }
 
 // loadTempDir is the Loader's directory inside the store.
@@ -105,6 +110,15 @@ func (s *Store) NewLoader(ctx context.Context, opts *LoadOptions) (*Loader, erro
 	}
 	l.run = newLoadRun()
 	l.m = &mutation{s: s, w: l, principal: Principal(ctx), nextNum: s.nextNum, head: s.head}
+	// Close raises closing, then aborts the load it finds here; a load
+	// begun as Close looks sees closing itself.
+	s.load.Store(l)
+	if s.closing.Load() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.abort()
+		return nil, ErrClosed
+	}
 	return l, nil
 }
 
@@ -117,13 +131,15 @@ func (s *Store) NewLoader(ctx context.Context, opts *LoadOptions) (*Loader, erro
 // error met after the document's keys were written, which no check
 // foresees (a failed read), makes Commit fail.
 func (l *Loader) Add(pd *Prepared) (Ref, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.ended {
-		return Ref{}, fmt.Errorf("%w: the load has ended", ErrInvalid)
+		return Ref{}, l.endedError()
 	}
 	if p := pd.p; p.AIDP != nil || p.PAIRL != nil || p.Exec != nil {
 		return Ref{}, fmt.Errorf("%w: %s", ErrLoaderMessage, p.Kind)
 	}
-	if pd.x == nil && l.ix != nil {
+	if pd.s != l.s {
 		return Ref{}, fmt.Errorf("%w: the document was prepared by another store", ErrInvalid)
 	}
 	before := l.m.nextNum
@@ -211,26 +227,40 @@ func (l *Loader) flushIndexRun() error {
 }
 
 // Added is the number of documents the load creates.
-func (l *Loader) Added() int { return l.added }
+func (l *Loader) Added() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.added
+}
+
+// endedError is the error of a call after the load ended.
+func (l *Loader) endedError() error {
+	if l.closed {
+		return fmt.Errorf("%w: the load was aborted by Close; nothing of it is stored", ErrClosed)
+	}
+	return fmt.Errorf("%w: the load has ended", ErrInvalid)
+}
 
 // Commit writes the load's sstables and ingests them with the new next
 // number and chain head, atomically and durably, then releases the
 // writer lock. It fails, storing nothing, when an Add failed.
 func (l *Loader) Commit() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.ended {
-		return fmt.Errorf("%w: the load has ended", ErrInvalid)
+		return l.endedError()
 	}
 	if l.bad != nil {
 		err := fmt.Errorf("%w: a document of the load was refused: %v", ErrInvalid, l.bad)
-		l.Abort()
+		l.abort()
 		return err
 	}
 	if l.added == 0 {
-		l.Abort()
+		l.abort()
 		return nil
 	}
 	if err := l.commit(); err != nil {
-		l.Abort()
+		l.abort()
 		return err
 	}
 	s := l.s
@@ -279,6 +309,25 @@ func (l *Loader) commit() error {
 // Abort drops the load: nothing of it is stored. It releases the writer
 // lock; calling it after Commit or Abort does nothing.
 func (l *Loader) Abort() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.abort()
+}
+
+// abortOnClose is Close's Abort; it reports whether the load was open.
+func (l *Loader) abortOnClose() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return false
+	}
+	l.closed = true
+	l.abort()
+	return true
+}
+
+// abort is Abort; the caller holds l.mu.
+func (l *Loader) abort() {
 	if l.ended {
 		return
 	}
@@ -292,6 +341,7 @@ func (l *Loader) end() {
 	l.ended = true
 	l.run, l.mem = nil, nil
 	_ = l.removeTemp()
+	l.s.load.CompareAndSwap(l, nil)
 	l.s.mu.Unlock()
 }
 

@@ -152,30 +152,11 @@ func TestLoadTablesCompression(t *testing.T) {
 // TestLoadIndexTablesCompression: a load's index tables, whose posting
 // lists are roaring bitmaps already, are compressed with the fast
 // profile (loadIndexCompression), its other tables with zstd
-// (loadCompression).
+// (loadCompression): a bulk load through an indexer, whose merge picks
+// the profile by the family of each range.
 func TestLoadIndexTablesCompression(t *testing.T) {
-	s := openTest(t, nil)
-	dir := t.TempDir()
-	var paths []string
-	for i, fam := range []byte{IndexPrefix, prefixDoc} {
-		path := fmt.Sprintf("%s/t%d.sst", dir, i)
-		tw, err := s.kv.newTable(path, fam == IndexPrefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for n := range 2000 {
-			if err := tw.set(fmt.Appendf([]byte{fam}, "key-%08d", n), []byte(strings.Repeat("value ", 20))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := tw.close(); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, path)
-	}
-	if err := s.kv.ingest(paths); err != nil {
-		t.Fatal(err)
-	}
+	s := openTest(t, &Options{NoSync: true, Indexer: &extractingIndexer{}})
+	loadNumbered(t, s, 2000, &LoadOptions{RunDocs: 700})
 	levels, err := s.kv.db.SSTables(pebble.WithProperties())
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // Indexer is an IndexExtractor. Prepare makes one; PutBatch and Loader
 // take them. A Prepared is bound to the store that prepared it.
 type Prepared struct {
+	s       *Store // the store that prepared it, nil for a dry run's
 	p       *Parsed
 	id      canon.ContentID // the content id of p's canonical bytes, hashed once here
 	owner   string
@@ -44,6 +45,7 @@ func (s *Store) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 		p = &c
 	}
 	pd := newPrepared(p, doc.Owner, doc.Unbound)
+	pd.s = s
 	if pd.owner == "" {
 		pd.owner = Principal(ctx)
 	}

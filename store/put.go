@@ -252,15 +252,17 @@ func (m *mutation) writeDoc(num uint32, rec *record) {
 	_ = w.set(m.buf, nil)
 }
 
-// index hands document num to the indexer: what Prepare extracted, or
-// the document itself when nothing was.
+// index hands document num to the indexer: what Prepare extracted when
+// the indexer is an IndexExtractor, else the document itself.
 func (m *mutation) index(num uint32, pd *Prepared) error {
 	ix := m.s.opts.Indexer
 	if ix == nil || m.dry {
 		return nil
 	}
 	var err error
-	if xi, ok := ix.(IndexExtractor); ok && pd.x != nil {
+	// What Extract returned, nil included (an extractor may have
+	// nothing to add), is what the indexer asked for.
+	if xi, ok := ix.(IndexExtractor); ok && pd.s == m.s {
 		err = xi.AddExtracted(num, pd.x)
 	} else {
 		err = ix.Add(num, indexedDoc(&pd.p.Document, pd.id, pd.owner))

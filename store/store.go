@@ -27,6 +27,9 @@ type Store struct {
 	cols      atomic.Pointer[Columns] // as of the last commit (columns.go)
 	colTables columnTables            // the writer's kind and owner tables; guarded by mu
 	pub       sync.RWMutex            // held by a commit while it applies and publishes the columns
+
+	load    atomic.Pointer[Loader] // the open load, which holds mu until it ends
+	closing atomic.Bool            // raised by Close before it aborts the open load
 }
 
 // Open opens the store in dir, creating it if it does not exist. opts may
@@ -151,18 +154,27 @@ func noStore(dir string, err error) error {
 // Dir returns the directory the store lives in.
 func (s *Store) Dir() string { return s.dir }
 
-// Close closes the store. Mutations in flight finish first.
+// Close closes the store. Mutations in flight finish first; an open
+// Loader, which holds the writer lock until its owner ends it, is
+// aborted instead of waited for (a deferred Close after a failed Add
+// waited forever): nothing of it is stored, and Close says so with an
+// error wrapping ErrLoadAborted once the store is closed.
 func (s *Store) Close() error {
+	s.closing.Store(true)
+	var aborted error
+	if l := s.load.Load(); l != nil && l.abortOnClose() {
+		aborted = fmt.Errorf("store: close: %w: nothing of it is stored (Commit a load before Close)", ErrLoadAborted)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil
+		return aborted
 	}
 	s.closed = true
 	if err := s.kv.close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}
-	return nil
+	return aborted
 }
 
 type principalKey struct{}

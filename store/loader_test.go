@@ -1,0 +1,142 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// extractingIndexer is countingIndexer as an IndexExtractor, whose
+// Extract has nothing to hand over: every document's postings are its
+// number, which AddExtracted alone knows.
+type extractingIndexer struct {
+	countingIndexer
+	extracted int // AddExtracted calls
+}
+
+func (x *extractingIndexer) Extract(IndexInput) (any, error) { return nil, nil }
+func (x *extractingIndexer) AddExtracted(num uint32, v any) error {
+	if v != nil {
+		return fmt.Errorf("document %d: extracted %v, want nil", num, v)
+	}
+	x.extracted++
+	return x.Add(num, IndexInput{})
+}
+func (x *extractingIndexer) FlushRun(w *IndexWriter) error {
+	if len(x.nums) == 0 {
+		return nil
+	}
+	err := x.Flush(w)
+	x.nums = x.nums[:0]
+	return err
+}
+
+// closeWithin closes s, failing the test rather than waiting past a
+// deadline for a Close that does not return.
+func closeWithin(t *testing.T, s *Store) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- s.Close() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close did not return: it waits for the open load's writer lock")
+		return nil
+	}
+}
+
+// TestCloseAbortsOpenLoad: Close with a Loader still open, as a deferred
+// Close after a failed Add leaves it, aborts the load rather than
+// waiting forever for its writer lock, says so, and stores nothing of
+// it; the Loader's later calls are refused.
+func TestCloseAbortsOpenLoad(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	mustPut(t, s, ctx, `{"before":1}`)
+	l, err := s.NewLoader(ctx, &LoadOptions{RunDocs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 { // two runs spilled, one in memory
+		pd, err := s.Prepare(ctx, Document{Body: fmt.Appendf(nil, `{"n":%d}`, i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Add(pd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := closeWithin(t, s); !errors.Is(err, ErrLoadAborted) {
+		t.Fatalf("Close with a load open: %v, want %v", err, ErrLoadAborted)
+	}
+	pd := &Prepared{s: s}
+	if _, err := l.Add(pd); !errors.Is(err, ErrClosed) {
+		t.Errorf("Add after Close: %v, want %v", err, ErrClosed)
+	}
+	if err := l.Commit(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Commit after Close: %v, want %v", err, ErrClosed)
+	}
+	l.Abort()
+	if _, err := s.NewLoader(ctx, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("NewLoader after Close: %v, want %v", err, ErrClosed)
+	}
+	if _, err := os.Stat(filepath.Join(dir, loadTempDir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the aborted load's runs are left: %v", err)
+	}
+	s, err = Open(dir, &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != 1 {
+		t.Errorf("%d documents after the aborted load, want the 1 put before it", st.Documents)
+	}
+	verifyOK(t, s)
+}
+
+// TestLoaderTakesNilExtraction: an IndexExtractor may extract nothing
+// (nil) from a document; a load hands that to AddExtracted, as PutBatch
+// does, instead of refusing the document as prepared by another store.
+func TestLoaderTakesNilExtraction(t *testing.T) {
+	x := &extractingIndexer{}
+	s := openTest(t, &Options{NoSync: true, Indexer: x})
+	loadNumbered(t, s, 300, &LoadOptions{RunDocs: 100})
+	if x.extracted != 300 {
+		t.Errorf("AddExtracted called %d times, want 300", x.extracted)
+	}
+	bm, err := s.IndexReader().Bitmap([]byte{IndexPrefix, 'a'})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bm.GetCardinality() != 300 {
+		t.Errorf("posting of every document lists %d, want 300", bm.GetCardinality())
+	}
+	ctx := context.Background()
+	other := openTest(t, &Options{NoSync: true, Indexer: &extractingIndexer{}})
+	pd, err := other.Prepare(ctx, Document{Body: []byte(`{"other":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.NewLoader(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Abort()
+	if _, err := l.Add(pd); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Add of a document another store prepared: %v, want %v", err, ErrInvalid)
+	}
+}
