@@ -19,8 +19,10 @@ import (
 // Documents are checked as Put checks them, against the committed store
 // (point reads) and the load's earlier documents (kept in memory), and
 // get their keys, receipts and postings from the same code as Put. The
-// load builds runs in memory, each sorted once and spilled to a file in
-// a temporary directory inside the store; Commit merges the runs, ORs
+// load builds runs in memory, each sorted once and spilled to files in
+// a temporary directory inside the store (its records, column entries
+// and receipts, which later runs' follow, straight into sstables there);
+// Commit merges the runs, ORs
 // each posting list with the committed one (a merge join over the
 // store's index keys), writes non-overlapping sstables and ingests them
 // with the new next number and chain head. Nothing is visible before
@@ -38,10 +40,11 @@ type Loader struct {
 	mu    sync.Mutex // held by every method, and by Close's abort
 	s     *Store
 	m     *mutation
-	ix    IndexExtractor // nil when the store has no indexer
-	dir   string         // the temporary directory of the runs
-	run   *loadRun       // the run being built
-	runs  []spilled      // spilled runs, in order
+	ix    IndexExtractor     // nil when the store has no indexer
+	dir   string             // the temporary directory of the runs
+	run   *loadRun           // the run being built
+	runs  []spilled          // spilled runs, in order
+	asc   map[int]*ascending // the ascending ranges' tables of the spilled runs (ascendingRange)
 	mem   *loadMem
 	opts  LoadOptions
 	bad   error // the first failed Add: Commit refuses
@@ -99,7 +102,8 @@ func (s *Store) NewLoader(ctx context.Context, opts *LoadOptions) (*Loader, erro
 		s.mu.Unlock()
 		return nil, err
 	}
-	l := &Loader{s: s, ix: xi, opts: opts.withDefaults(), dir: filepath.Join(s.dir, loadTempDir), mem: newLoadMem()}
+	l := &Loader{s: s, ix: xi, opts: opts.withDefaults(), dir: filepath.Join(s.dir, loadTempDir), mem: newLoadMem(),
+		asc: map[int]*ascending{}}
 	if err := l.removeTemp(); err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -207,7 +211,7 @@ func (l *Loader) spill() error {
 	}
 	path := filepath.Join(l.dir, fmt.Sprintf("run-%06d", len(l.runs)+1))
 	n := len(l.run.ents)
-	sp, err := l.run.spill(l.s.kv.fs(), path)
+	sp, err := l.spillRun(path)
 	if err != nil {
 		return fmt.Errorf("store: load: spill run: %w", err)
 	}

@@ -140,3 +140,50 @@ func TestLoaderTakesNilExtraction(t *testing.T) {
 		t.Errorf("Add of a document another store prepared: %v, want %v", err, ErrInvalid)
 	}
 }
+
+// TestSpillWritesAscendingRangesAsTables: a spilled run writes its
+// records, column entries and receipts straight into sstables, not into
+// files the merge reads back, and the load stores every document.
+func TestSpillWritesAscendingRangesAsTables(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	l, err := s.NewLoader(ctx, &LoadOptions{RunDocs: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Abort()
+	for i := range 250 {
+		pd, err := s.Prepare(ctx, Document{Body: fmt.Appendf(nil, `{"n":%d}`, i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Add(pd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(l.runs) != 2 {
+		t.Fatalf("%d runs spilled, want 2", len(l.runs))
+	}
+	for _, fam := range []byte{prefixDoc, prefixColumn, prefixReceipt} {
+		rg := rangeOf([]byte{fam})
+		for i, sp := range l.runs {
+			if sp.ranges[rg] {
+				t.Errorf("run %d spilled family %q to a file", i+1, fam)
+			}
+		}
+		if a := l.asc[rg]; a == nil || len(a.tables) != 2 {
+			t.Errorf("family %q: tables of the spilled runs %v, want one per run", fam, a)
+		}
+	}
+	if err := l.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != 250 || st.Receipts != 250 {
+		t.Errorf("%d documents and %d receipts after the load, want 250 of each", st.Documents, st.Receipts)
+	}
+	verifyOK(t, s)
+}

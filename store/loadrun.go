@@ -24,7 +24,8 @@ import (
 // an earlier run). It is sorted once, when it is spilled or merged.
 //
 // A spilled run is a file per key range (rangeOf) of entries in key
-// order:
+// order, but for its ascending ranges (ascendingRange), which go into
+// sstables as they are:
 //
 //	uvarint(len key) key tag uvarint(len value) value
 //
@@ -328,16 +329,93 @@ type spilled struct {
 	ranges map[int]bool
 }
 
-// spill writes the run's ranges to their files beside path.
-func (r *loadRun) spill(fs vfs.FS, path string) (spilled, error) {
+// ascendingRange reports whether range r holds only plain keys that a
+// load writes in ascending order of document number or receipt
+// sequence, each once: records, column entries and receipts. A later
+// run's keys of such a range all follow an earlier run's, so a spilled
+// run writes them straight into the load's sstables (writeAscending)
+// instead of a file that the merge reads back: they are most of a
+// run's bytes.
+func ascendingRange(r int) bool {
+	return r == int(prefixDoc)*257 || r == int(prefixColumn)*257 || r == int(prefixReceipt)*257
+}
+
+// ascending is what the load wrote of an ascending range: its tables,
+// and its last key, which the next run's first must follow.
+type ascending struct {
+	tables []string
+	last   []byte
+}
+
+// spill writes the run's ranges, on as many goroutines as there are
+// cores: an ascending range into tables (l.asc), the others into files
+// beside path.
+func (l *Loader) spillRun(path string) (spilled, error) {
+	r := l.run
 	sp := spilled{path: path, ranges: map[int]bool{}}
-	for i, ents := range r.sort() {
-		if err := r.spillRange(fs, rangePath(path, i), ents); err != nil {
-			return sp, err
+	parts := r.sort()
+	ranges := slices.Sorted(maps.Keys(parts))
+	errs := make([]error, len(ranges))
+	tables := make([][]string, len(ranges))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i, rg := range ranges {
+		if !ascendingRange(rg) {
+			sp.ranges[rg] = true
 		}
-		sp.ranges[i] = true
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if ascendingRange(rg) {
+				tables[i], errs[i] = l.writeAscending(rg, parts[rg], fmt.Sprintf("%s-r%d", filepath.Base(path), rg))
+				return
+			}
+			errs[i] = r.spillRange(l.s.kv.fs(), rangePath(path, rg), parts[rg])
+		}()
+	}
+	wg.Wait()
+	for i, rg := range ranges {
+		if errs[i] != nil {
+			return sp, errs[i]
+		}
+		if ascendingRange(rg) {
+			a := l.asc[rg]
+			if a == nil {
+				a = &ascending{}
+				l.asc[rg] = a
+			}
+			a.tables = append(a.tables, tables[i]...)
+			e := r.entry(&parts[rg][len(parts[rg])-1])
+			a.last = append(a.last[:0], e.key...)
+		}
 	}
 	return sp, nil
+}
+
+// writeAscending writes ents, the entries of ascending range rg of the
+// run being built, into tables named after name, after checking that
+// they follow what earlier runs wrote of the range. It reads l.asc and
+// writes nothing of l but its files.
+func (l *Loader) writeAscending(rg int, ents []runEnt, name string) ([]string, error) {
+	if len(ents) == 0 {
+		return nil, nil
+	}
+	r := l.run
+	if a := l.asc[rg]; a != nil && bytes.Compare(r.key(&ents[0]), a.last) <= 0 {
+		return nil, fmt.Errorf("%w: key %q of a load's run does not follow the run before it (%q)", ErrCorrupt, r.key(&ents[0]), a.last)
+	}
+	m := tableMerge{l: l, name: name}
+	for i := range ents {
+		e := r.entry(&ents[i])
+		if e.posting {
+			return m.tables, fmt.Errorf("%w: posting list %q among a load's records", ErrCorrupt, e.key)
+		}
+		if err := m.add(e.key, e.value); err != nil {
+			return m.tables, err
+		}
+	}
+	return m.finish()
 }
 
 func (r *loadRun) spillRange(fs vfs.FS, path string, ents []runEnt) error {
@@ -451,6 +529,14 @@ const loadTableBytes = 128 << 20
 // forward over the store's index keys as the merge does.
 func (l *Loader) merge() ([]string, error) {
 	last := l.run.sort()
+	var out []string
+	for rg, a := range l.asc {
+		out = append(out, a.tables...)
+		if ents := last[rg]; len(ents) > 0 && bytes.Compare(l.run.key(&ents[0]), a.last) <= 0 {
+			return out, fmt.Errorf("%w: key %q of a load's last run does not follow the run before it (%q)",
+				ErrCorrupt, l.run.key(&ents[0]), a.last)
+		}
+	}
 	ranges := slices.Collect(maps.Keys(last))
 	for _, sp := range l.runs {
 		for r := range sp.ranges {
@@ -476,7 +562,6 @@ func (l *Loader) merge() ([]string, error) {
 		}()
 	}
 	wg.Wait()
-	var out []string
 	for i := range tables {
 		out = append(out, tables[i]...)
 		if errs[i] != nil {
