@@ -132,7 +132,9 @@ func (ix *Index) AddExtracted(num uint32, v any) error {
 	into.add(appendFamily(ix.key[:0], famAll), num)
 	into.add(append(appendFamily(ix.key[:0], famKind), x.doc.Kind...), num)
 	into.add(append(appendFamily(ix.key[:0], famOwner), x.doc.Owner...), num)
-	x.ids = x.ids[:0]
+	// Sized once: grown by appends, a document's ids were copied at
+	// every doubling.
+	x.ids = slices.Grow(x.ids[:0], len(x.ends))
 	for i := range x.ends {
 		x.ids = append(x.ids, ix.pathID(x.path(i)))
 	}
