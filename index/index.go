@@ -172,10 +172,17 @@ func (ix *Index) postings(num uint32, doc store.IndexInput, into *postingSet) er
 
 // pathID returns p's id, allocating one for a path not seen before.
 func (ix *Index) pathID(p []byte) uint32 {
-	if id, ok := ix.ids[Path(p)]; ok {
+	// The larger map first: a load into a new store finds nearly every
+	// path among the fresh ones, a mutation of a grown store among the
+	// committed, and a path then costs one lookup, not two.
+	first, second := ix.ids, ix.fresh
+	if len(ix.fresh) > len(ix.ids) {
+		first, second = ix.fresh, ix.ids
+	}
+	if id, ok := first[Path(p)]; ok {
 		return id
 	}
-	if id, ok := ix.fresh[Path(p)]; ok {
+	if id, ok := second[Path(p)]; ok {
 		return id
 	}
 	id := ix.next
