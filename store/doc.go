@@ -24,7 +24,9 @@
 // checked as Put checks them, gathered in sorted runs spilled to a
 // temporary directory inside the store (load.tmp), and ingested as
 // sstables in one atomic step, with whole posting lists rather than merge
-// operands. PutBatch and Loader take documents prepared outside the writer
+// operands. A Loader holds the writer lock until Commit or Abort; Close
+// aborts one left open (ErrLoadAborted) rather than wait for it. PutBatch
+// and Loader take documents prepared outside the writer
 // lock (Prepare, safe for concurrent use): parsed, and their postings
 // extracted when the Indexer is an IndexExtractor.
 //
