@@ -187,3 +187,48 @@ func TestSpillWritesAscendingRangesAsTables(t *testing.T) {
 	}
 	verifyOK(t, s)
 }
+
+// TestCloseAbortsLoadOfAnotherGoroutine: Close from one goroutine while
+// another adds to a load aborts the load between two Adds; the adding
+// goroutine's next Add says the store was closed.
+func TestCloseAbortsLoadOfAnotherGoroutine(t *testing.T) {
+	s, err := Open(t.TempDir(), &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	l, err := s.NewLoader(ctx, &LoadOptions{RunDocs: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			pd, err := s.Prepare(ctx, Document{Body: fmt.Appendf(nil, `{"n":%d}`, i)})
+			if err != nil {
+				done <- err
+				return
+			}
+			if _, err := l.Add(pd); err != nil {
+				done <- err
+				return
+			}
+			if i == 10 {
+				close(started)
+			}
+		}
+	}()
+	<-started
+	if err := closeWithin(t, s); !errors.Is(err, ErrLoadAborted) {
+		t.Errorf("Close: %v, want %v", err, ErrLoadAborted)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("Add after Close: %v, want %v", err, ErrClosed)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the adding goroutine did not stop")
+	}
+}
