@@ -15,6 +15,14 @@ import (
 // and each set receives its documents in ascending number order, as
 // postingSet needs.
 //
+// Each shard reads every entry of a document and skips the others'.
+// Grouping a document's entries by shard in Extract instead (shard by a
+// hash of the path, known there, rather than by its id) so that a shard
+// reads only its own was measured on 200,000 manifests (aqlstore put,
+// CPU-s, four interleaved pairs): no gain within the noise of the
+// measure, the hash per path and the second copy of the entries costing
+// about what the skipped decoding saved.
+//
 // The writer hands a document over with add and must call wait before
 // it reads or resets the sets; wait stops the goroutines, and the next
 // add starts them again, so nothing runs between mutations.
