@@ -181,3 +181,35 @@ func TestLoadIndexTablesCompression(t *testing.T) {
 		t.Fatalf("ingested tables not found: %v", seen)
 	}
 }
+
+// TestLoadTablesInBottomLevel: a load of several runs into a new store,
+// records and postings, lands every table but the meta keys' (flushed
+// from the memtable) in the last level: nothing of it is left to
+// rewrite.
+func TestLoadTablesInBottomLevel(t *testing.T) {
+	s := openTest(t, &Options{NoSync: true, Indexer: &extractingIndexer{}})
+	loadNumbered(t, s, 1000, &LoadOptions{RunDocs: 150})
+	levels, err := s.kv.db.SSTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bottom := len(levels) - 1
+	fams := map[byte]int{}
+	for lv, tables := range levels {
+		for _, tb := range tables {
+			fam := tb.Smallest.UserKey[0]
+			if fam == prefixMeta {
+				continue
+			}
+			fams[fam]++
+			if lv != bottom {
+				t.Errorf("table of family %q (%q to %q) in level %d, want %d", fam, tb.Smallest.UserKey, tb.Largest.UserKey, lv, bottom)
+			}
+		}
+	}
+	for _, fam := range []byte{prefixDoc, prefixColumn, prefixReceipt, IndexPrefix} {
+		if fams[fam] == 0 {
+			t.Errorf("no table of family %q: %v", fam, fams)
+		}
+	}
+}
