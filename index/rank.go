@@ -115,6 +115,25 @@ func (sn *rankSnap) walkTree(after []byte, fn func(num uint32) (bool, error)) er
 	return ferr
 }
 
+// RankNums returns the document numbers of the rank keys after
+// (strictly) the key after, in rank order, from the first when after is
+// nil, as one slice, when the committed rank order is flattened (see
+// rankSnap); ok is false when it is not, and WalkRank, which flattens it
+// once walks have passed enough keys, walks it instead. The slice is
+// shared and never modified: read it, do not change it. It stays valid
+// after later commits (which publish another order).
+func (ix *Index) RankNums(after []byte) (nums []uint32, ok bool, err error) {
+	sn, err := ix.rank.tree(ix.r)
+	if err != nil {
+		return nil, false, err
+	}
+	f := sn.flattened()
+	if f == nil {
+		return nil, false, nil
+	}
+	return f.nums[f.start(after):], true, nil
+}
+
 func errShortRankKey(key string) error {
 	return fmt.Errorf("%w: rank key %x is too short: run `aqlstore reindex`", store.ErrCorrupt, key)
 }

@@ -93,19 +93,25 @@ func (sn *rankSnap) flatten() (*rankFlat, error) {
 
 // walk is WalkRank over the flattened order.
 func (f *rankFlat) walk(after []byte, fn func(num uint32) (bool, error)) error {
-	start := 0
-	if after != nil {
-		start = len(f.nums) // no key after it
-		f.t.AscendGreaterOrEqual(string(after)+"\x00", func(key string) bool {
-			num, _ := rankNum(key) // flattening read every key
-			start = int(f.pos[num])
-			return false
-		})
-	}
-	for _, num := range f.nums[start:] {
+	for _, num := range f.nums[f.start(after):] {
 		if more, err := fn(num); !more || err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// start returns the position in nums of the first key after (strictly)
+// the key after, 0 when after is nil, len(nums) when no key follows it.
+func (f *rankFlat) start(after []byte) int {
+	if after == nil {
+		return 0
+	}
+	start := len(f.nums)
+	f.t.AscendGreaterOrEqual(string(after)+"\x00", func(key string) bool {
+		num, _ := rankNum(key) // flattening read every key
+		start = int(f.pos[num])
+		return false
+	})
+	return start
 }

@@ -38,8 +38,8 @@ func flatWalk(t *testing.T, ix *Index, after []byte) []uint32 {
 	return walkAll(t, ix, after)
 }
 
-// TestRankFlatWalksAsTheTree: the flattened rank order walks the same
-// numbers as the B-tree it was made from, from the start and strictly
+// TestRankFlatWalksAsTheTree: the flattened rank order walks (WalkRank)
+// and lists (RankNums) the same numbers as the B-tree it was made from, from the start and strictly
 // after every key (and after keys that are not in the order: before the
 // first, between two, past the last), and stops when asked; after each
 // commit (puts, a replace, deletes) the next order is walked from its
@@ -81,6 +81,9 @@ func TestRankFlatWalksAsTheTree(t *testing.T) {
 			want := treeWalk(t, ix, after)
 			if got := flatWalk(t, ix, after); !slices.Equal(got, want) {
 				t.Fatalf("%s: flattened walk after %x = %v, the tree's %v", step, after, got, want)
+			}
+			if got, ok, err := ix.RankNums(after); err != nil || !ok || !slices.Equal(got, want) && len(got)+len(want) > 0 {
+				t.Fatalf("%s: RankNums after %x = %v, %v, %v; the tree walks %v", step, after, got, ok, err, want)
 			}
 		}
 		if len(keys) > 2 {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/aqlstore/aqlstore/index"
@@ -138,20 +139,49 @@ func (r *resolution) walkRank(ix *index.Index, accepted *roaring.Bitmap, want in
 			return nil, false, fmt.Errorf("%w: malformed score", ErrBadCursor)
 		}
 	}
-	contains := accepted.Contains
+	var dense []uint64
 	if c.WalkEstimate >= denseWalkSteps || r.o.rankWith == rankForceWalkDense {
 		// A long walk tests many keys: a flat bit set answers each
 		// with one load instead of roaring's container search.
-		dense := accepted.ToDense()
-		contains = func(num uint32) bool {
-			w := num >> 6
-			return int(w) < len(dense) && dense[w]&(1<<(num&63)) != 0
+		set := denseSets.Get().(*[]uint64)
+		defer denseSets.Put(set)
+		dense = denseOf(set, accepted)
+	}
+	contains := func(num uint32) bool {
+		if dense == nil {
+			return accepted.Contains(num)
 		}
+		w := num >> 6
+		return int(w) < len(dense) && dense[w]&(1<<(num&63)) != 0
+	}
+	slab := make([]Candidate, 0, want) // the page's candidates, in one allocation
+	keep := func(num uint32) {
+		slab = append(slab, Candidate{num: num})
+		out = append(out, &slab[len(slab)-1])
 	}
 	done = true
+	nums, flat, err := ix.RankNums(after)
+	if err != nil {
+		return nil, false, err
+	}
+	if flat {
+		// The order as an array: the loop is the walk, no call a key.
+		for _, num := range nums {
+			if c.Walked++; contains(num) {
+				if keep(num); len(out) == want {
+					break
+				}
+			}
+			if c.Walked >= limit {
+				done = false
+				break
+			}
+		}
+		return out, done, nil
+	}
 	err = ix.WalkRank(after, func(num uint32) (bool, error) {
 		if c.Walked++; contains(num) {
-			out = append(out, &Candidate{num: num})
+			keep(num)
 		}
 		if len(out) < want && c.Walked >= limit {
 			done = false
@@ -159,6 +189,24 @@ func (r *resolution) walkRank(ix *index.Index, accepted *roaring.Bitmap, want in
 		return done && len(out) < want, nil
 	})
 	return out, done, err
+}
+
+// denseSets keep the flat bit sets long walks test membership in: 128
+// KiB at a million documents, not worth allocating and collecting for
+// every page.
+var denseSets = sync.Pool{New: func() any { return new([]uint64) }}
+
+// denseOf writes bm into *set as a flat bit set (bit n of word n/64 for
+// document n), growing it as needed, and returns it.
+func denseOf(set *[]uint64, bm *roaring.Bitmap) []uint64 {
+	n := int(bm.DenseSize())
+	if cap(*set) < n {
+		*set = make([]uint64, n)
+	}
+	d := (*set)[:n]
+	clear(d)
+	bm.WriteDenseTo(d)
+	return d
 }
 
 // selectRank returns up to want accepted candidates in rank order after

@@ -100,7 +100,9 @@ func TestRankStrategyByCost(t *testing.T) {
 
 // TestWalkRankDenseMembership: a walk that tests membership in the flat
 // bit set (a long walk's, denseWalkSteps) keeps exactly the documents,
-// in the same order, that a walk testing the roaring bitmap keeps.
+// in the same order, that a walk testing the roaring bitmap keeps; and a
+// walk of the flattened rank order (index.RankNums) those a walk of its
+// B-tree keeps.
 func TestWalkRankDenseMembership(t *testing.T) {
 	docs := make([]string, 300)
 	for i := range docs {
@@ -130,7 +132,17 @@ func TestWalkRankDenseMembership(t *testing.T) {
 		}
 		return nums
 	}
-	plain, dense := walk(rankForceWalk), walk(rankForceWalkDense)
+	if _, flat, err := ix.RankNums(nil); err != nil || flat {
+		t.Fatalf("a fresh index's rank order is flattened (%v) before any walk", err)
+	}
+	plain := walk(rankForceWalk) // over the B-tree, which it walks enough to flatten
+	if _, flat, err := ix.RankNums(nil); err != nil || !flat {
+		t.Fatalf("the rank order is not flattened (%v) after a walk of all its keys", err)
+	}
+	dense, flatPlain := walk(rankForceWalkDense), walk(rankForceWalk)
+	if !slices.Equal(plain, flatPlain) {
+		t.Fatalf("the walks differ:\ntree:      %v\nflattened: %v", plain, flatPlain)
+	}
 	if len(plain) < 90 {
 		t.Fatalf("the walk kept %d documents, want about 100", len(plain))
 	}
