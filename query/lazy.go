@@ -153,17 +153,14 @@ func (r *resolution) fillPage(page []*Candidate) error {
 		}
 	}
 	seen := 0
-	for doc, err := range l.s.FetchLent(l.ctx, want, false, nil) {
+	for v, err := range r.judgeAll(l.ctx, l.s, want) {
 		if err != nil {
 			return err
 		}
 		seen++
-		c, rej, err := r.judge(doc, true)
-		if err != nil {
-			return err
-		}
+		c, rej := v.c, v.rej
 		r.nEval++
-		slot, onPage := byNum[doc.Num]
+		slot, onPage := byNum[v.num]
 		switch {
 		case onPage && c != nil:
 			rank := slot.Rank
