@@ -48,7 +48,8 @@ type lazyState struct {
 	// The visible documents not accepted (the plan excluded them or the
 	// projection refuses them) are universe − accepted, made only when a
 	// page lists rejections: at 99.9% of a million documents the
-	// difference of the two costs more than the plan.
+	// difference of the two costs more than the plan. Both may be the
+	// plan's own bitmaps: read them, never change them.
 	universe, accepted *roaring.Bitmap
 	walked             bool // r.accepted is the page (and one more) in rank order, not yet judged (rankwalk.go)
 }
@@ -99,7 +100,7 @@ func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (b
 		r.in.ResolutionPolicy == "ranked_set" {
 		return false, nil
 	}
-	accepted := plan.Candidates.Clone()
+	accepted := plan.Candidates // replaced by each intersection, never changed: the plan's may be a cache's
 	for _, p := range r.in.Projection.Include {
 		if p.IsRoot() {
 			continue // the whole document: never missing
@@ -112,7 +113,7 @@ func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (b
 		if err != nil {
 			return false, err
 		}
-		accepted.And(has)
+		accepted = roaring.And(accepted, has)
 	}
 	if r.in.ResolutionPolicy == "full_set" && r.cursor == nil && accepted.GetCardinality() <= uint64(r.o.PageSize) {
 		return false, nil // one page holds them all: judging each once is cheaper than ranking first
