@@ -65,7 +65,11 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 	if err != nil {
 		return false, err
 	}
-	choice, walk, limit := r.chooseRank(accepted.GetCardinality(), all.GetCardinality())
+	stepCost := rankStepCost
+	if r.o.Index.RankFlat() {
+		stepCost = rankFlatStepCost
+	}
+	choice, walk, limit := r.chooseRank(accepted.GetCardinality(), all.GetCardinality(), stepCost)
 	plan.Rank = choice
 	if walk {
 		page, done, err := r.walkRank(r.o.Index, accepted, r.rankWant(), limit, choice)

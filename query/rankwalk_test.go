@@ -62,7 +62,8 @@ func resolveExplained(t *testing.T, s *store.Store, ix *index.Index, in *aql.Int
 
 // TestRankStrategyByCost: a page of a large share of the store walks the
 // rank order; a page of a few documents among many selects them; a walk
-// whose documents crowd the end of the order gives up and selects. Every
+// whose documents crowd the end of the order gives up and selects, unless
+// the order is flattened, whose walk costs less than the selection. Every
 // page is the full scan's.
 func TestRankStrategyByCost(t *testing.T) {
 	s, ix, err := index.Open(t.TempDir(), &store.Options{NoSync: true})
@@ -93,8 +94,23 @@ func TestRankStrategyByCost(t *testing.T) {
 	if c := resolveExplained(t, s, ix, rankIntent(t, "few")); c.Op != "rank.Select" || c.Fallback {
 		t.Errorf("5 of 1,200: %s, want rank.Select", c)
 	}
+	if ix.RankFlat() {
+		t.Fatal("the rank order is flattened before walks passed a quarter of it")
+	}
 	if c := resolveExplained(t, s, ix, rankIntent(t, "last")); c.Op != "rank.Select" || !c.Fallback {
 		t.Errorf("100 at the end of the order: %s, want a walk given up for rank.Select", c)
+	}
+	// A flattened order costs a few nanoseconds a key: walking all 1,200
+	// keys to the last 100 is cheaper than selecting them, and the few
+	// are still selected.
+	if err := ix.Warm(); err != nil || !ix.RankFlat() {
+		t.Fatalf("Warm = %v and left the rank order unflattened", err)
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "last")); c.Op != "rank.Walk" || c.Fallback {
+		t.Errorf("100 at the end of a flattened order: %s, want rank.Walk to the end", c)
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "few")); c.Op != "rank.Select" || c.Fallback {
+		t.Errorf("5 of 1,200 in a flattened order: %s, want rank.Select", c)
 	}
 }
 
