@@ -142,6 +142,21 @@ func (ix *Index) RankFlat() bool {
 	return sn != nil && sn.flat.Load() != nil
 }
 
+// CountRankSteps counts steps keys toward flattening the committed rank
+// order, as if a walk had passed them: a resolver that selected a page
+// a walk of the flattened order would have ranked for less says so, so
+// that an order only ever selected from is flattened too once that has
+// cost enough. It builds the in-memory order when it is not built.
+func (ix *Index) CountRankSteps(steps int) error {
+	sn, err := ix.rank.tree(ix.r)
+	if err != nil {
+		return err
+	}
+	sn.walked(steps)
+	sn.flattened() // now, if that was enough: RankFlat then says so
+	return nil
+}
+
 func errShortRankKey(key string) error {
 	return fmt.Errorf("%w: rank key %x is too short: run `aqlstore reindex`", store.ErrCorrupt, key)
 }

@@ -78,6 +78,12 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 			return done, err
 		}
 		choice.Op, choice.Fallback = rankSelectOp, true
+	} else if stepCost != rankFlatStepCost && float64(choice.WalkEstimate)*rankFlatStepCost < float64(choice.Accepted) {
+		// A walk of the flattened order would have been cheaper: count
+		// its steps toward flattening it, or it never would be.
+		if err := r.o.Index.CountRankSteps(int(choice.WalkEstimate)); err != nil {
+			return false, err
+		}
 	}
 	page, keyed, err := r.selectRank(ctx, s, accepted, r.rankWant())
 	if err != nil || keyed {

@@ -171,3 +171,37 @@ func TestWalkRankDenseMembership(t *testing.T) {
 		t.Fatalf("the walks differ:\nroaring: %v\ndense:   %v", plain, dense)
 	}
 }
+
+// TestRankSelectionsFlattenTheOrder: pages that select because the rank
+// order is not flattened, though a walk of the flattened order would
+// cost less, count toward flattening it; once it is, such a page walks.
+func TestRankSelectionsFlattenTheOrder(t *testing.T) {
+	s, ix, err := index.Open(t.TempDir(), &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// 1,200 documents, 20 of them "mid", spread through the order: a
+	// page of 3 selects at rankStepCost and walks at rankFlatStepCost.
+	var docs []store.Document
+	for i := range 1200 {
+		g := "x"
+		if i%60 == 13 {
+			g = "mid"
+		}
+		docs = append(docs, store.Document{Body: []byte(fmt.Sprintf(`{"g":%q,"i":%d}`, g, i)), Kind: canon.KindJSON,
+			Owner: store.Public, Signals: &canon.Signals{Score: canon.Number(fmt.Sprint(2000 - i))}})
+	}
+	if _, err := s.PutBatch(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "mid")); c.Op != "rank.Select" || c.Fallback {
+		t.Fatalf("20 of 1,200, the order not flattened: %s, want rank.Select", c)
+	}
+	if !ix.RankFlat() {
+		t.Fatal("three selected pages that a flattened walk would rank for less left the order unflattened")
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "mid")); c.Op != "rank.Walk" || c.Fallback {
+		t.Fatalf("20 of 1,200, the order flattened: %s, want rank.Walk", c)
+	}
+}
