@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -151,5 +152,74 @@ func TestRankFlattensOnceWalked(t *testing.T) {
 	}
 	if flat() {
 		t.Fatal("the order a commit published was flattened before any walk")
+	}
+}
+
+// TestRankFlattenUnderCommits: walks on several goroutines, which
+// flatten each committed order they walk enough, while commits publish
+// new orders, each see one whole committed order (as many keys as some
+// commit left, in an order no walk contradicts). Run it with -race.
+func TestRankFlattenUnderCommits(t *testing.T) {
+	s, ix, err := Open(t.TempDir(), &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer func(n int) { rankFlatShare = n }(rankFlatShare)
+	rankFlatShare = 1 // flattened once walks have passed every key: often, with walks on four goroutines
+	ctx := context.Background()
+	const commits, batch = 30, 10
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				var nums []uint32
+				var err error
+				if g%2 == 0 {
+					err = ix.WalkRank(nil, func(num uint32) (bool, error) { nums = append(nums, num); return true, nil })
+				} else {
+					var flat bool
+					if nums, flat, err = ix.RankNums(nil); !flat {
+						continue
+					}
+				}
+				if err == nil && len(nums)%batch != 0 {
+					err = fmt.Errorf("a walk saw %d keys, not a whole number of commits of %d", len(nums), batch)
+				}
+				for i := 1; err == nil && i < len(nums); i++ {
+					if nums[i] > nums[i-1] { // scores fall as numbers rise: the order is by number, descending
+						err = fmt.Errorf("a walk saw %d before %d", nums[i-1], nums[i])
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for c := range commits {
+		var docs []store.Document
+		for i := range batch {
+			n := c*batch + i
+			docs = append(docs, store.Document{Body: []byte(fmt.Sprintf(`{"offer_id":"o%d"}`, n)),
+				Signals: &canon.Signals{Score: canon.Number(strconv.Itoa(n))}})
+		}
+		if _, err := s.PutBatch(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
