@@ -78,17 +78,29 @@ func rankNum[K ~string | ~[]byte](key K) (uint32, bool) {
 // (strictly) the key after, in rank order, from the first when after is
 // nil, until fn returns false or an error. It reads the committed index,
 // from the in-memory rank order (rankTree), so a step costs a few tens of
-// nanoseconds rather than a Pebble iterator step.
+// nanoseconds rather than a Pebble iterator step, and a few nanoseconds
+// once the order is flattened (rankFlat).
 func (ix *Index) WalkRank(after []byte, fn func(num uint32) (bool, error)) error {
-	t, err := ix.rank.tree(ix.r)
+	sn, err := ix.rank.tree(ix.r)
 	if err != nil {
 		return err
 	}
+	if f := sn.flattened(); f != nil {
+		return f.walk(after, fn)
+	}
+	return sn.walkTree(after, fn)
+}
+
+// walkTree is WalkRank over the B-tree.
+func (sn *rankSnap) walkTree(after []byte, fn func(num uint32) (bool, error)) error {
+	steps := 0
+	defer func() { sn.walked(steps) }()
 	var ferr error
 	visit := func(key string) bool {
+		steps++
 		num, ok := rankNum(key)
 		if !ok {
-			ferr = fmt.Errorf("%w: rank key %x is too short: run `aqlstore reindex`", store.ErrCorrupt, key)
+			ferr = errShortRankKey(key)
 			return false
 		}
 		more, err := fn(num)
@@ -96,18 +108,69 @@ func (ix *Index) WalkRank(after []byte, fn func(num uint32) (bool, error)) error
 		return more && err == nil
 	}
 	if after == nil {
-		t.Ascend(visit)
+		sn.t.Ascend(visit)
 	} else {
-		t.AscendGreaterOrEqual(string(after)+"\x00", visit) // the least key greater than after
+		sn.t.AscendGreaterOrEqual(string(after)+"\x00", visit) // the least key greater than after
 	}
 	return ferr
 }
 
-// Warm builds the in-memory rank order now, so that the first page
-// walked in rank order does not pay for it (about a second at a million
-// documents); `serve --prewarm` calls it before it fills the block cache.
+// RankNums returns the document numbers of the rank keys after
+// (strictly) the key after, in rank order, from the first when after is
+// nil, as one slice, when the committed rank order is flattened (see
+// rankSnap); ok is false when it is not, and WalkRank, which flattens it
+// once walks have passed enough keys, walks it instead. The slice is
+// shared and never modified: read it, do not change it. It stays valid
+// after later commits (which publish another order).
+func (ix *Index) RankNums(after []byte) (nums []uint32, ok bool, err error) {
+	sn, err := ix.rank.tree(ix.r)
+	if err != nil {
+		return nil, false, err
+	}
+	f := sn.flattened()
+	if f == nil {
+		return nil, false, nil
+	}
+	return f.nums[f.start(after):], true, nil
+}
+
+// RankFlat reports whether the committed rank order is in memory and
+// flattened, so that a walk of it (RankNums) costs a few nanoseconds a
+// key rather than a B-tree's fifty. It builds nothing.
+func (ix *Index) RankFlat() bool {
+	sn := ix.rank.snap.Load()
+	return sn != nil && sn.flat.Load() != nil
+}
+
+// CountRankSteps counts steps keys toward flattening the committed rank
+// order, as if a walk had passed them: a resolver that selected a page
+// a walk of the flattened order would have ranked for less says so, so
+// that an order only ever selected from is flattened too once that has
+// cost enough. It builds the in-memory order when it is not built.
+func (ix *Index) CountRankSteps(steps int) error {
+	sn, err := ix.rank.tree(ix.r)
+	if err != nil {
+		return err
+	}
+	sn.walked(steps)
+	sn.flattened() // now, if that was enough: RankFlat then says so
+	return nil
+}
+
+func errShortRankKey(key string) error {
+	return fmt.Errorf("%w: rank key %x is too short: run `aqlstore reindex`", store.ErrCorrupt, key)
+}
+
+// Warm builds the in-memory rank order now, flattened, so that the first
+// page walked in rank order does not pay for it (about a second at a
+// million documents); `serve --prewarm` calls it before it fills the
+// block cache.
 func (ix *Index) Warm() error {
-	_, err := ix.rank.tree(ix.r)
+	sn, err := ix.rank.tree(ix.r)
+	if err != nil {
+		return err
+	}
+	_, err = sn.flatten()
 	return err
 }
 
@@ -136,7 +199,7 @@ func (ix *Index) walkRankKeys(fn func(key []byte) (bool, error)) error {
 type rankTree struct {
 	mu      sync.Mutex
 	master  *btree.BTreeG[string] // the writer's copy; nil until built
-	snap    atomic.Pointer[btree.BTreeG[string]]
+	snap    atomic.Pointer[rankSnap]
 	delta   []rankEdit // the running mutation's keys, in flush order
 	overrun bool       // the running mutation has more than rankDeltaMax keys
 }
@@ -155,9 +218,9 @@ var rankDeltaMax = 1 << 16
 const rankTreeDegree = 32
 
 // tree returns the committed rank order, building it from r when it is
-// not built. The tree returned is never modified: safe to read from any
+// not built. The order returned is never modified: safe to read from any
 // number of goroutines.
-func (rt *rankTree) tree(r *store.IndexReader) (*btree.BTreeG[string], error) {
+func (rt *rankTree) tree(r *store.IndexReader) (*rankSnap, error) {
 	if t := rt.snap.Load(); t != nil {
 		return t, nil
 	}
@@ -175,9 +238,9 @@ func (rt *rankTree) tree(r *store.IndexReader) (*btree.BTreeG[string], error) {
 		return nil, err
 	}
 	rt.master = master
-	t := master.Clone()
-	rt.snap.Store(t)
-	return t, nil
+	sn := &rankSnap{t: master.Clone()}
+	rt.snap.Store(sn)
+	return sn, nil
 }
 
 // note records a key the running mutation writes.
@@ -210,7 +273,7 @@ func (rt *rankTree) done(committed bool) {
 				rt.master.Delete(e.key)
 			}
 		}
-		rt.snap.Store(rt.master.Clone())
+		rt.snap.Store(&rankSnap{t: rt.master.Clone()})
 	}
 	rt.delta, rt.overrun = rt.delta[:0], false
 }

@@ -48,7 +48,8 @@ type lazyState struct {
 	// The visible documents not accepted (the plan excluded them or the
 	// projection refuses them) are universe − accepted, made only when a
 	// page lists rejections: at 99.9% of a million documents the
-	// difference of the two costs more than the plan.
+	// difference of the two costs more than the plan. Both may be the
+	// plan's own bitmaps: read them, never change them.
 	universe, accepted *roaring.Bitmap
 	walked             bool // r.accepted is the page (and one more) in rank order, not yet judged (rankwalk.go)
 }
@@ -64,7 +65,11 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 	if err != nil {
 		return false, err
 	}
-	choice, walk, limit := r.chooseRank(accepted.GetCardinality(), all.GetCardinality())
+	stepCost := rankStepCost
+	if r.o.Index.RankFlat() {
+		stepCost = rankFlatStepCost
+	}
+	choice, walk, limit := r.chooseRank(accepted.GetCardinality(), all.GetCardinality(), stepCost)
 	plan.Rank = choice
 	if walk {
 		page, done, err := r.walkRank(r.o.Index, accepted, r.rankWant(), limit, choice)
@@ -73,6 +78,12 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 			return done, err
 		}
 		choice.Op, choice.Fallback = rankSelectOp, true
+	} else if stepCost != rankFlatStepCost && float64(choice.WalkEstimate)*rankFlatStepCost < float64(choice.Accepted) {
+		// A walk of the flattened order would have been cheaper: count
+		// its steps toward flattening it, or it never would be.
+		if err := r.o.Index.CountRankSteps(int(choice.WalkEstimate)); err != nil {
+			return false, err
+		}
 	}
 	page, keyed, err := r.selectRank(ctx, s, accepted, r.rankWant())
 	if err != nil || keyed {
@@ -99,7 +110,7 @@ func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (b
 		r.in.ResolutionPolicy == "ranked_set" {
 		return false, nil
 	}
-	accepted := plan.Candidates.Clone()
+	accepted := plan.Candidates // replaced by each intersection, never changed: the plan's may be a cache's
 	for _, p := range r.in.Projection.Include {
 		if p.IsRoot() {
 			continue // the whole document: never missing
@@ -112,7 +123,7 @@ func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (b
 		if err != nil {
 			return false, err
 		}
-		accepted.And(has)
+		accepted = roaring.And(accepted, has)
 	}
 	if r.in.ResolutionPolicy == "full_set" && r.cursor == nil && accepted.GetCardinality() <= uint64(r.o.PageSize) {
 		return false, nil // one page holds them all: judging each once is cheaper than ranking first
@@ -153,17 +164,14 @@ func (r *resolution) fillPage(page []*Candidate) error {
 		}
 	}
 	seen := 0
-	for doc, err := range l.s.FetchLent(l.ctx, want, false, nil) {
+	for v, err := range r.judgeAll(l.ctx, l.s, want) {
 		if err != nil {
 			return err
 		}
 		seen++
-		c, rej, err := r.judge(doc, true)
-		if err != nil {
-			return err
-		}
+		c, rej := v.c, v.rej
 		r.nEval++
-		slot, onPage := byNum[doc.Num]
+		slot, onPage := byNum[v.num]
 		switch {
 		case onPage && c != nil:
 			rank := slot.Rank

@@ -62,7 +62,8 @@ func resolveExplained(t *testing.T, s *store.Store, ix *index.Index, in *aql.Int
 
 // TestRankStrategyByCost: a page of a large share of the store walks the
 // rank order; a page of a few documents among many selects them; a walk
-// whose documents crowd the end of the order gives up and selects. Every
+// whose documents crowd the end of the order gives up and selects, unless
+// the order is flattened, whose walk costs less than the selection. Every
 // page is the full scan's.
 func TestRankStrategyByCost(t *testing.T) {
 	s, ix, err := index.Open(t.TempDir(), &store.Options{NoSync: true})
@@ -93,14 +94,31 @@ func TestRankStrategyByCost(t *testing.T) {
 	if c := resolveExplained(t, s, ix, rankIntent(t, "few")); c.Op != "rank.Select" || c.Fallback {
 		t.Errorf("5 of 1,200: %s, want rank.Select", c)
 	}
+	if ix.RankFlat() {
+		t.Fatal("the rank order is flattened before walks passed a quarter of it")
+	}
 	if c := resolveExplained(t, s, ix, rankIntent(t, "last")); c.Op != "rank.Select" || !c.Fallback {
 		t.Errorf("100 at the end of the order: %s, want a walk given up for rank.Select", c)
+	}
+	// A flattened order costs a few nanoseconds a key: walking all 1,200
+	// keys to the last 100 is cheaper than selecting them, and the few
+	// are still selected.
+	if err := ix.Warm(); err != nil || !ix.RankFlat() {
+		t.Fatalf("Warm = %v and left the rank order unflattened", err)
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "last")); c.Op != "rank.Walk" || c.Fallback {
+		t.Errorf("100 at the end of a flattened order: %s, want rank.Walk to the end", c)
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "few")); c.Op != "rank.Select" || c.Fallback {
+		t.Errorf("5 of 1,200 in a flattened order: %s, want rank.Select", c)
 	}
 }
 
 // TestWalkRankDenseMembership: a walk that tests membership in the flat
 // bit set (a long walk's, denseWalkSteps) keeps exactly the documents,
-// in the same order, that a walk testing the roaring bitmap keeps.
+// in the same order, that a walk testing the roaring bitmap keeps; and a
+// walk of the flattened rank order (index.RankNums) those a walk of its
+// B-tree keeps.
 func TestWalkRankDenseMembership(t *testing.T) {
 	docs := make([]string, 300)
 	for i := range docs {
@@ -130,7 +148,17 @@ func TestWalkRankDenseMembership(t *testing.T) {
 		}
 		return nums
 	}
-	plain, dense := walk(rankForceWalk), walk(rankForceWalkDense)
+	if _, flat, err := ix.RankNums(nil); err != nil || flat {
+		t.Fatalf("a fresh index's rank order is flattened (%v) before any walk", err)
+	}
+	plain := walk(rankForceWalk) // over the B-tree, which it walks enough to flatten
+	if _, flat, err := ix.RankNums(nil); err != nil || !flat {
+		t.Fatalf("the rank order is not flattened (%v) after a walk of all its keys", err)
+	}
+	dense, flatPlain := walk(rankForceWalkDense), walk(rankForceWalk)
+	if !slices.Equal(plain, flatPlain) {
+		t.Fatalf("the walks differ:\ntree:      %v\nflattened: %v", plain, flatPlain)
+	}
 	if len(plain) < 90 {
 		t.Fatalf("the walk kept %d documents, want about 100", len(plain))
 	}
@@ -141,5 +169,39 @@ func TestWalkRankDenseMembership(t *testing.T) {
 	}
 	if !slices.Equal(plain, dense) {
 		t.Fatalf("the walks differ:\nroaring: %v\ndense:   %v", plain, dense)
+	}
+}
+
+// TestRankSelectionsFlattenTheOrder: pages that select because the rank
+// order is not flattened, though a walk of the flattened order would
+// cost less, count toward flattening it; once it is, such a page walks.
+func TestRankSelectionsFlattenTheOrder(t *testing.T) {
+	s, ix, err := index.Open(t.TempDir(), &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// 1,200 documents, 20 of them "mid", spread through the order: a
+	// page of 3 selects at rankStepCost and walks at rankFlatStepCost.
+	var docs []store.Document
+	for i := range 1200 {
+		g := "x"
+		if i%60 == 13 {
+			g = "mid"
+		}
+		docs = append(docs, store.Document{Body: []byte(fmt.Sprintf(`{"g":%q,"i":%d}`, g, i)), Kind: canon.KindJSON,
+			Owner: store.Public, Signals: &canon.Signals{Score: canon.Number(fmt.Sprint(2000 - i))}})
+	}
+	if _, err := s.PutBatch(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "mid")); c.Op != "rank.Select" || c.Fallback {
+		t.Fatalf("20 of 1,200, the order not flattened: %s, want rank.Select", c)
+	}
+	if !ix.RankFlat() {
+		t.Fatal("three selected pages that a flattened walk would rank for less left the order unflattened")
+	}
+	if c := resolveExplained(t, s, ix, rankIntent(t, "mid")); c.Op != "rank.Walk" || c.Fallback {
+		t.Fatalf("20 of 1,200, the order flattened: %s, want rank.Walk", c)
 	}
 }

@@ -170,9 +170,12 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 }
 
 // parallelMin is the fewest candidates of an exact plan judged on
-// several goroutines (considerParallel): below it, starting the workers
-// and their cursors costs about what they save.
-const parallelMin = 1024
+// several goroutines (considerParallel). Reading and judging a candidate
+// costs 15-20 us at a million manifests (block reads, two walks of its
+// bytes) and a worker's cursors tens of microseconds, so a few hundred
+// candidates repay the workers; a page of 100 is judged in parallel too
+// (judgeAll, pageParallelMin), in chunks of 50.
+const parallelMin = 256
 
 // considerCandidates considers the plan's candidates: those of a large
 // exact plan on GOMAXPROCS goroutines, else one by one.
@@ -187,9 +190,58 @@ func (r *resolution) considerCandidates(ctx context.Context, s *store.Store, pla
 
 // verdict is what judging one candidate gave.
 type verdict struct {
+	num uint32
 	c   *Candidate
 	rej *Rejection
 	err error
+}
+
+// pageParallelMin is the fewest documents judgeAll reads and judges on
+// several goroutines: a page of 100 is two chunks of 50 on two cores,
+// which at a million documents (about 9 µs a document to read and judge,
+// a cursor per worker about 20) halves the page's wait.
+const pageParallelMin = 64
+
+// judgeAll reads and judges every visible document of nums (each in
+// full, for its record), yielding the verdicts in document-number order:
+// on GOMAXPROCS goroutines when there are enough of them, each with an
+// evaluator of its own, else on this one. A verdict's error is the
+// judging's; the sequence's, a read's.
+func (r *resolution) judgeAll(ctx context.Context, s *store.Store, nums *roaring.Bitmap) iter.Seq2[verdict, error] {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || r.o.walks != nil || nums.GetCardinality() < pageParallelMin {
+		return func(yield func(verdict, error) bool) {
+			for doc, err := range s.FetchLent(ctx, nums, false, nil) {
+				if err != nil {
+					yield(verdict{}, err)
+					return
+				}
+				c, rej, err := r.judge(doc, true)
+				if err != nil {
+					yield(verdict{}, err)
+					return
+				}
+				if !yield(verdict{num: doc.Num, c: c, rej: rej}, nil) {
+					return
+				}
+			}
+		}
+	}
+	evs := make([]*eval.Evaluator, workers)
+	for i := range evs {
+		evs[i] = eval.New()
+		evs[i].SetDone(ctx.Done())
+	}
+	return func(yield func(verdict, error) bool) {
+		for v, err := range store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.StoredDoc) (verdict, error) {
+			c, rej, err := judge(evs[w], r.in, r.at, doc, true)
+			return verdict{num: doc.Num, c: c, rej: rej}, err
+		}) {
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // considerParallel judges the candidates of an exact plan on workers
@@ -206,7 +258,7 @@ func (r *resolution) considerParallel(ctx context.Context, s *store.Store, nums 
 	}
 	judged := store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.StoredDoc) (verdict, error) {
 		c, rej, err := judge(evs[w], r.in, r.at, doc, true)
-		return verdict{c, rej, err}, nil
+		return verdict{num: doc.Num, c: c, rej: rej, err: err}, nil
 	})
 	for v, err := range judged {
 		if err != nil {

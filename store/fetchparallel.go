@@ -36,7 +36,7 @@ func FetchParallel[T any](ctx context.Context, s *Store, nums *roaring.Bitmap, w
 		if workers <= 0 {
 			workers = runtime.GOMAXPROCS(0)
 		}
-		chunks := splitChunks(nums, fetchChunk)
+		chunks := splitChunks(nums, chunkSize(nums.GetCardinality(), workers))
 		workers = max(1, min(workers, len(chunks)))
 		err := s.readView(func(v *view) error {
 			principal := s.readerOf(ctx)
@@ -70,6 +70,21 @@ func FetchParallel[T any](ctx context.Context, s *Store, nums *roaring.Bitmap, w
 			yield(zero, err)
 		}
 	}
+}
+
+// fetchChunkMin is the fewest candidates a chunk of FetchParallel holds
+// when the candidates are too few to give every worker a full chunk:
+// each worker positions its own cursors, which a handful of reads does
+// not repay.
+const fetchChunkMin = 16
+
+// chunkSize is the size of FetchParallel's chunks for n candidates on
+// workers goroutines: fetchChunk, or less when that would leave a worker
+// idle (a page of 100 candidates is two chunks of 50 on two workers, not
+// one of 100 on one), but not under fetchChunkMin.
+func chunkSize(n uint64, workers int) int {
+	per := (n + uint64(workers) - 1) / uint64(workers)
+	return int(max(fetchChunkMin, min(fetchChunk, per)))
 }
 
 // splitChunks cuts nums into bitmaps of up to n consecutive numbers.

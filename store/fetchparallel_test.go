@@ -94,3 +94,38 @@ func TestFetchParallel(t *testing.T) {
 		t.Errorf("%d results before the error, at most %d expected", got, wantBefore)
 	}
 }
+
+// TestFetchParallelSharesAFewCandidates: candidates too few for a full
+// chunk per worker (a page of 100) are cut into a chunk per worker (which
+// worker takes which is the scheduler's), none smaller than
+// fetchChunkMin, and yielded in Fetch's order.
+func TestFetchParallelSharesAFewCandidates(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	var batch []Document
+	for i := range 100 {
+		batch = append(batch, Document{Body: []byte(fmt.Sprintf(`{"n":%d}`, i)), Kind: canon.KindJSON})
+	}
+	if _, err := s.PutBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ n, workers, chunks int }{{100, 2, 2}, {100, 3, 3}, {20, 2, 2}, {20, 4, 2}, {10, 2, 1}} {
+		nums := roaring.New()
+		nums.AddRange(1, uint64(tc.n)+1)
+		if got := len(splitChunks(nums, chunkSize(nums.GetCardinality(), tc.workers))); got != tc.chunks {
+			t.Errorf("%d candidates on %d workers: %d chunks, want %d", tc.n, tc.workers, got, tc.chunks)
+		}
+		var got []uint32
+		for num, err := range FetchParallel(ctx, s, nums, tc.workers, func(w int, doc *StoredDoc) (uint32, error) {
+			return doc.Num, nil
+		}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, num)
+		}
+		if !slices.Equal(got, nums.ToArray()) {
+			t.Fatalf("%d candidates on %d workers: yielded %v", tc.n, tc.workers, got)
+		}
+	}
+}
