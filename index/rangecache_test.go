@@ -344,3 +344,21 @@ func TestRangeCacheBounded(t *testing.T) {
 	put(t, s, ctx, `{"price":0.5}`)
 	check("after a commit")
 }
+
+// readNumberRange and readInstantRange are NumberRange and InstantRange
+// read from the store as a lookup that misses the cache reads them, for
+// the benchmarks of that read.
+func (ix *Index) readNumberRange(ids []uint32, b NumberBounds) (*roaring.Bitmap, error) {
+	lo, end, err := b.keys()
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := ix.scanRange(ids, typeNumber, lo, end, nil)
+	return r.Docs, err
+}
+
+func (ix *Index) readInstantRange(ids []uint32, b InstantBounds) (*roaring.Bitmap, error) {
+	lo, end := b.keys()
+	r, _, err := ix.scanRange(ids, typeInst, lo, end, nil)
+	return r.Docs, err
+}
