@@ -221,8 +221,12 @@ func inDerived(bms []*roaring.Bitmap, n uint32) bool {
 // paths, with a value in [lo, end), joins it; a number removed under the
 // every-document key leaves it. The store removes postings only when it
 // deletes a document, whole, and never gives its number to another, so a
-// removed number is one no posting holds any more. The answers are
-// bounded in number and in bytes; an entry is evicted to make room.
+// removed number is one no posting holds any more, and is never added
+// after. A commit only notes the numbers (pending); the next read of the
+// entry applies them to a copy, so a write costs the numbers it wrote,
+// not a copy of every answer as large as the store that it touched.
+// The answers are bounded in number and in bytes; an entry is evicted
+// to make room.
 type rangeResults struct {
 	m     map[string]*rangeResult
 	bytes uint64 // the entries' sizes
@@ -235,16 +239,21 @@ type rangeResult struct {
 	lo, end []byte
 	r       Range
 	size    uint64 // r.Docs's size in memory
+	// What commits did to r.Docs since it was last read: numbers to add,
+	// then numbers to remove.
+	adds, gone []uint32
 }
 
 // A range answer may be as large as the store (a range holding every
 // document is a bitmap of a million bits at a million documents, a few
 // KiB run-compressed, up to 128 KiB not), so the answers are bounded in
-// bytes as well as in number. Each commit that adds to an entry copies
-// it: the count bounds that copying too.
+// bytes as well as in number; an entry's pending numbers are applied
+// once they pass rangePendingMax, so that they stay within a few times
+// the size of a large answer.
 const (
 	rangeResultsMax   = 256
 	rangeResultsBytes = 64 << 20
+	rangePendingMax   = 1 << 16
 )
 
 // rangeKey is the cache key of a range leaf: its type, its paths, and
@@ -268,6 +277,7 @@ func (c *bitmapCache) getRange(key string) (Range, bool, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.ranges.m[key]; ok {
+		c.ranges.settle(e)
 		return e.r, true, c.gen
 	}
 	return Range{}, false, c.gen
@@ -314,6 +324,22 @@ func (rr *rangeResults) drop(key string) {
 // clear drops every entry.
 func (rr *rangeResults) clear() { rr.m, rr.bytes = nil, 0 }
 
+// settle applies e's pending numbers to a copy of its answer: a query
+// may hold the one it had.
+func (rr *rangeResults) settle(e *rangeResult) {
+	if len(e.adds) == 0 && len(e.gone) == 0 {
+		return
+	}
+	docs := e.r.Docs.Clone()
+	docs.AddMany(e.adds)
+	for _, n := range e.gone {
+		docs.Remove(n)
+	}
+	e.adds, e.gone = nil, nil
+	size := docs.GetSizeInBytes()
+	e.r.Docs, rr.bytes, e.size = docs, rr.bytes-e.size+size, size
+}
+
 // pathType is a path id and a range type: the range postings an entry
 // reads.
 type pathType struct {
@@ -321,57 +347,56 @@ type pathType struct {
 	typ byte
 }
 
-// commit brings every entry up to a committed mutation's delta d. An
-// entry the mutation changed gets a new bitmap; one it did not change
-// keeps its own, shared with the queries that read it.
+// rangePosting is a range posting a mutation added to: its value (the
+// key's sortable suffix) and where its numbers are.
+type rangePosting struct {
+	value []byte
+	s     *postingSet
+	i     int
+}
+
+// commit notes a committed mutation's delta d in every entry it changes.
 func (rr *rangeResults) commit(d delta) {
 	if len(rr.m) == 0 {
 		return
 	}
-	gone := roaring.New()
+	var gone []uint32
 	if p := d.dels.find(string(appendFamily(nil, famAll))); p != nil {
-		gone.AddMany(p.nums())
+		gone = p.nums()
 	}
-	added := rr.added(d)
+	added := rangeAdds(d)
 	for _, e := range rr.m {
-		add := added[e]
-		if len(add) == 0 && !e.r.Docs.Intersects(gone) {
-			continue
+		for _, id := range e.ids {
+			for _, p := range added[pathType{id, e.typ}] {
+				if bytes.Compare(p.value, e.lo) >= 0 && bytes.Compare(p.value, e.end) < 0 {
+					e.adds = p.s.appendNums(e.adds, p.i)
+				}
+			}
 		}
-		docs := e.r.Docs.Clone()
-		docs.AddMany(add)
-		docs.AndNot(gone)
-		size := docs.GetSizeInBytes()
-		e.r.Docs, rr.bytes, e.size = docs, rr.bytes-e.size+size, size
+		e.gone = append(e.gone, gone...)
+		if len(e.adds)+len(e.gone) > rangePendingMax {
+			rr.settle(e)
+		}
 	}
 }
 
-// added returns, for each entry, the numbers d added under the range
-// postings it reads: its type at one of its paths, with a value in
-// [lo, end). The delta's keys are walked once, whatever the entries.
-func (rr *rangeResults) added(d delta) map[*rangeResult][]uint32 {
-	byPath := map[pathType][]*rangeResult{}
-	for _, e := range rr.m {
-		for _, id := range e.ids {
-			byPath[pathType{id, e.typ}] = append(byPath[pathType{id, e.typ}], e)
-		}
-	}
-	prefix := appendFamily(nil, famRange)
+// rangeAdds returns the range postings d added to, by path and type.
+func rangeAdds(d delta) map[pathType][]rangePosting {
 	const head = 2 + 4 + 1 // X r, the path id, the type
-	added := map[*rangeResult][]uint32{}
+	prefix := appendFamily(nil, famRange)
+	var out map[pathType][]rangePosting
 	for _, s := range d.adds {
 		for i := range s.len() {
 			k := s.key(i)
 			if len(k) < head || k[0] != prefix[0] || k[1] != prefix[1] {
 				continue
 			}
-			v := k[head:]
-			for _, e := range byPath[pathType{binary.BigEndian.Uint32(k[2:6]), k[6]}] {
-				if bytes.Compare(v, e.lo) >= 0 && bytes.Compare(v, e.end) < 0 {
-					added[e] = s.appendNums(added[e], i)
-				}
+			if out == nil {
+				out = map[pathType][]rangePosting{}
 			}
+			pt := pathType{binary.BigEndian.Uint32(k[2:6]), k[6]}
+			out[pt] = append(out[pt], rangePosting{k[head:], s, i})
 		}
 	}
-	return added
+	return out
 }
