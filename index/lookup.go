@@ -231,27 +231,36 @@ func (ix *Index) NumberRange(ids []uint32, b NumberBounds) (*roaring.Bitmap, err
 // only (nil: every document), which lets more paths be read by their
 // complement (Range).
 func (ix *Index) NumberRangeIn(ids []uint32, b NumberBounds, within *roaring.Bitmap) (Range, error) {
-	var lo []byte
+	lo, end, err := b.keys()
+	if err != nil {
+		return Range{}, err
+	}
+	return ix.rangeScan(ids, typeNumber, lo, end, within)
+}
+
+// keys returns the range of decimal keys b spans: from lo (inclusive,
+// nil: from the lowest) up to end (exclusive).
+func (b NumberBounds) keys() (lo, end []byte, err error) {
 	if b.Lo != nil {
 		k, err := AppendDecimalKey(nil, b.Lo)
 		if err != nil {
-			return Range{}, err
+			return nil, nil, err
 		}
 		if lo = k; b.OpenLo {
 			lo = decimalKeyAfter(lo)
 		}
 	}
-	end := []byte{rangeTop} // above every decimal key's class byte
+	end = []byte{rangeTop} // above every decimal key's class byte
 	if b.Hi != nil {
 		k, err := AppendDecimalKey(nil, b.Hi)
 		if err != nil {
-			return Range{}, err
+			return nil, nil, err
 		}
 		if end = k; !b.OpenHi {
 			end = decimalKeyAfter(end)
 		}
 	}
-	return ix.rangeScan(ids, typeNumber, lo, end, within)
+	return lo, end, nil
 }
 
 // rangeTop is the end of a range open above: no sortable value of
@@ -265,6 +274,11 @@ const rangeTop = 0xff
 // outside holds at most half the documents of the range by its buckets'
 // counts (complementAt): an instant before a date most documents precede is
 // the few after it, subtracted.
+//
+// A range exact among every document is kept in the index's cache and
+// brought up to date by each commit, so the same range asked again, by
+// any reader, is not read again: Docs is read-only, shared by the
+// queries that ask it.
 type Range struct {
 	Docs *roaring.Bitmap
 	// Complemented is how many of the paths were read by the complement.
@@ -295,22 +309,45 @@ func (ix *Index) InstantRange(ids []uint32, b InstantBounds) (*roaring.Bitmap, e
 // only (nil: every document), which lets more paths be read by their
 // complement (Range).
 func (ix *Index) InstantRangeIn(ids []uint32, b InstantBounds, within *roaring.Bitmap) (Range, error) {
-	var lo []byte
+	lo, end := b.keys()
+	return ix.rangeScan(ids, typeInst, lo, end, within)
+}
+
+// keys returns the range of instant keys b spans: from lo (inclusive,
+// nil: from the lowest) up to end (exclusive).
+func (b InstantBounds) keys() (lo, end []byte) {
 	if b.Lo != nil {
 		if lo = appendSortableInstant(nil, *b.Lo); b.OpenLo {
 			lo = instantKeyAfter(lo)
 		}
 	}
-	end := []byte{rangeTop} // above every instant of years 0000-9999
+	end = []byte{rangeTop} // above every instant of years 0000-9999
 	if b.Hi != nil {
 		if end = appendSortableInstant(nil, *b.Hi); !b.OpenHi {
 			end = instantKeyAfter(end)
 		}
 	}
-	return ix.rangeScan(ids, typeInst, lo, end, within)
+	return lo, end
 }
 
-// rangeScan ORs the range postings of type typ at the paths ids from the
+// rangeScan returns the documents with a value of type typ in [lo, end)
+// at the paths ids: from the index's cache (rangeResults), or read
+// (scanRange) and kept there when the answer is exact among every
+// document, whatever within.
+func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte, within *roaring.Bitmap) (Range, error) {
+	key := rangeKey(ids, typ, lo, end)
+	r, ok, gen := ix.cache.getRange(key)
+	if ok {
+		return r, nil
+	}
+	r, amongAll, err := ix.scanRange(ids, typ, lo, end, within)
+	if err == nil && amongAll {
+		ix.cache.putRange(key, &rangeResult{ids: slices.Clone(ids), typ: typ, lo: bytes.Clone(lo), end: bytes.Clone(end), r: r}, gen)
+	}
+	return r, err
+}
+
+// scanRange ORs the range postings of type typ at the paths ids from the
 // key suffix lo (inclusive) up to end (exclusive). A bucket (bucketLevels)
 // that lies wholly inside the range contributes its one bitmap; a bucket
 // the range cuts, at either end, is read at the next level, and at the
@@ -318,23 +355,26 @@ func (ix *Index) InstantRangeIn(ids []uint32, b InstantBounds, within *roaring.B
 // whatever the number of distinct values in it. Every range of keys it
 // reads goes through one iterator, and the postings into one union. A
 // path whose complement is the smaller read is read by it (complementAt);
-// the answer is then exact among the documents of within (nil: all).
-func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte, within *roaring.Bitmap) (Range, error) {
+// the answer is then exact among the documents of within (nil: all), and
+// amongAll says whether it is exact among every document all the same.
+func (ix *Index) scanRange(ids []uint32, typ byte, lo, end []byte, within *roaring.Bitmap) (r Range, amongAll bool, err error) {
 	rs, err := ix.r.Ranges()
 	if err != nil {
-		return Range{}, err
+		return Range{}, false, err
 	}
 	sc := rangeScanner{rs: rs, typ: typ, levels: bucketLevels(typ)}
-	var r Range
 	var complements []*roaring.Bitmap
+	amongAll = true
 	for _, id := range ids {
 		var c *roaring.Bitmap
-		if c, err = ix.complementAt(&sc, id, lo, end, within); err != nil {
+		var all bool
+		if c, all, err = ix.complementAt(&sc, id, lo, end, within); err != nil {
 			break
 		}
 		if c != nil {
 			complements = append(complements, c)
 			r.Complemented++
+			amongAll = amongAll && all
 			continue
 		}
 		if err = sc.buckets(id, 0, lo, end); err != nil {
@@ -345,17 +385,17 @@ func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte, within *roari
 		err = cerr
 	}
 	if err != nil {
-		return Range{}, err
+		return Range{}, false, err
 	}
 	if r.Complemented == len(ids) && len(complements) == 1 {
 		r.Docs = complements[0] // the union would copy a bitmap the size of the path's
-		return r, nil
+		return r, amongAll, nil
 	}
 	r.Docs = sc.out.Bitmap()
 	for _, c := range complements {
 		r.Docs.Or(c)
 	}
-	return r, nil
+	return r, amongAll, nil
 }
 
 // complementAt returns the documents with a value in [lo, end) at path
@@ -363,38 +403,39 @@ func (ix *Index) rangeScan(ids []uint32, typ byte, lo, end []byte, within *roari
 // outside the range, when that is exact and the outside is the smaller
 // read; nil when the range is to be read itself. It is exact for a
 // document with one value of the type there, so not where a document of
-// within (every document, if nil) has several.
-func (ix *Index) complementAt(sc *rangeScanner, id uint32, lo, end []byte, within *roaring.Bitmap) (*roaring.Bitmap, error) {
+// within (every document, if nil) has several; amongAll says that no
+// document has several, so that the answer is exact among every one.
+func (ix *Index) complementAt(sc *rangeScanner, id uint32, lo, end []byte, within *roaring.Bitmap) (c *roaring.Bitmap, amongAll bool, err error) {
 	multi, err := ix.bitmap(append(appendPathKey(nil, famMulti, id), sc.typ))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if within == nil && !multi.IsEmpty() || within != nil && multi.Intersects(within) {
-		return nil, nil
+		return nil, false, nil
 	}
 	// The complement also copies the typed posting: it is taken when the
 	// outside is at most half the range, so that a range about as large
 	// as its outside, as in a small store, is read as it was.
 	in, out, err := sc.estimate(id, lo, end)
 	if err != nil || 2*out >= in {
-		return nil, err
+		return nil, false, err
 	}
 	typed, err := ix.bitmap(append(appendPathKey(nil, famTyped, id), sc.typ))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	side := rangeScanner{rs: sc.rs, typ: sc.typ, levels: sc.levels}
 	if lo != nil {
 		if err := side.buckets(id, 0, nil, lo); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if !bytes.Equal(end, []byte{rangeTop}) {
 		if err := side.buckets(id, 0, end, []byte{rangeTop}); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return minus(typed, side.out.Bitmap()), nil
+	return minus(typed, side.out.Bitmap()), multi.IsEmpty(), nil
 }
 
 // minus returns typed less outside. A path most documents have is

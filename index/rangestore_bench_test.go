@@ -11,8 +11,8 @@ import (
 )
 
 // BenchmarkRangeStore times the range lookups of the benchmark report's
-// workloads (after, within and before an instant, a decimal lte) on a
-// store that aqlbench built and kept:
+// workloads (after, within and before an instant, a decimal lte), read
+// as on a cache miss, on a store that aqlbench built and kept:
 //
 //	aqlbench bench --docs 100000 --work /tmp/w --keep ...
 //	AQLSTORE_RANGE_STORE=/tmp/w/aqlstore go test ./index -run '^$' -bench RangeStore
@@ -43,16 +43,16 @@ func BenchmarkRangeStore(b *testing.B) {
 		lookup func() (interface{ GetCardinality() uint64 }, error)
 	}{
 		{"after_0.1pct", func() (interface{ GetCardinality() uint64 }, error) {
-			return ix.InstantRange(at, InstantBounds{Lo: inst("2026-01-01T00:00:00Z"), OpenLo: true})
+			return ix.readInstantRange(at, InstantBounds{Lo: inst("2026-01-01T00:00:00Z"), OpenLo: true})
 		}},
 		{"within_0.1pct", func() (interface{ GetCardinality() uint64 }, error) {
-			return ix.InstantRange(at, InstantBounds{Lo: inst("2026-01-01T00:00:01Z"), Hi: inst("2026-04-01T00:00:00Z")})
+			return ix.readInstantRange(at, InstantBounds{Lo: inst("2026-01-01T00:00:01Z"), Hi: inst("2026-04-01T00:00:00Z")})
 		}},
 		{"before_99.9pct", func() (interface{ GetCardinality() uint64 }, error) {
-			return ix.InstantRange(at, InstantBounds{Hi: inst("2026-01-01T00:00:01Z"), OpenHi: true})
+			return ix.readInstantRange(at, InstantBounds{Hi: inst("2026-01-01T00:00:01Z"), OpenHi: true})
 		}},
 		{"price_lte_0.1pct", func() (interface{ GetCardinality() uint64 }, error) {
-			return ix.NumberRange(price, NumberBounds{Hi: hundred})
+			return ix.readNumberRange(price, NumberBounds{Hi: hundred})
 		}},
 	} {
 		b.Run(q.name, func(b *testing.B) {

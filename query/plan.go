@@ -144,8 +144,15 @@ func (p *planner) node(n *aql.Node) (*PlanNode, error) {
 		return nil, err
 	}
 	// Counted within the reader's universe: the bitmap may hold other
-	// tenants' documents, and explain must not count them.
-	pn.Actual, pn.Time = pn.bm.AndCardinality(p.all), time.Since(start)
+	// tenants' documents, and explain must not count them. A leaf's
+	// estimate is that count already (leaf): a range over most of a
+	// large store is a bitmap as large, not to be counted twice.
+	if n.Kind == aql.NodeLeaf {
+		pn.Actual = pn.Estimate
+	} else {
+		pn.Actual = pn.bm.AndCardinality(p.all)
+	}
+	pn.Time = time.Since(start)
 	pn.Pointer, pn.leaf = n.Pointer, n.Leaf
 	return pn, nil
 }
