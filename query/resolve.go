@@ -155,7 +155,7 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 		}
 		// What the plan excluded is rejected too, and listed as the full
 		// scan lists it (rejected.go).
-		return r.listExcluded(ctx, s, roaring.AndNot(plan.Universe, plan.Candidates))
+		return r.listExcluded(ctx, s, plan.Universe, plan.Candidates)
 	}
 	if err := r.startTop(ctx, s); err != nil {
 		return err
