@@ -461,11 +461,13 @@ func failedExplanation(n *aql.Node, evals []aql.Evaluation) string {
 	if i < 0 {
 		return "constraint tree not satisfied"
 	}
-	e := evals[i]
+	// Concatenated, not formatted: every listed rejection has one, and
+	// Sprintf boxes each operand.
+	e := &evals[i]
 	if e.Passed {
-		return fmt.Sprintf("constraint %s %s held under not, which requires it to fail", e.Path, e.Operator)
+		return "constraint " + e.Path + " " + e.Operator + " held under not, which requires it to fail"
 	}
-	return fmt.Sprintf("constraint %s %s failed: %s", e.Path, e.Operator, e.Reason)
+	return "constraint " + e.Path + " " + e.Operator + " failed: " + e.Reason
 }
 
 func projectionExplanation(missing []string, err error) string {
