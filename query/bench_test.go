@@ -184,7 +184,7 @@ type benchQuery struct {
 
 // benchQueries are the controlled predicates at ≤ 1% selectivity, plus
 // an all_of of two eq constraints returning the 0.01% bucket (every
-// manifest has oap_version "1.0").
+// manifest has oap_version "1.0"), plus a point query (one result).
 func benchQueries(n int) []benchQuery {
 	var qs []benchQuery
 	for _, p := range corpus.Predicates("manifest") {
@@ -198,6 +198,10 @@ func benchQueries(n int) []benchQuery {
 				`{"all_of":[` + leafJSON(p) + `,{"path":"/oap_version","operator":"eq","value":"1.0"}]}`, want})
 		}
 	}
+	// A point query, as the load test's lookups post: one manifest's
+	// /tool/id, from the middle of the corpus.
+	qs = append(qs, benchQuery{"point_tool_id",
+		fmt.Sprintf(`{"path":"/tool/id","operator":"eq","value":"tool-1-%d"}`, n/2), 1})
 	return qs
 }
 

@@ -158,7 +158,7 @@ func (r *resolution) fillPage(page []*Candidate) error {
 	}
 	listRejected := r.keepsRejections()
 	if listRejected && r.nReject > 0 {
-		it := roaring.AndNot(l.universe, l.accepted).Iterator()
+		it := excludedIter(l.universe, l.accepted) // universe − accepted, not built (rejected.go)
 		for n := 0; n < r.o.MaxRejected && it.HasNext(); n++ {
 			want.Add(it.Next())
 		}

@@ -17,19 +17,27 @@ import (
 // planner, though it never judged the documents its bitmaps excluded.
 //
 // The bitmaps give that set and its size for free: universe − candidates.
-// Only the documents of it that make the list are read and judged (each
-// fails the constraints, the plan being conservative), then merged in
-// document order with the rejections met among the candidates. The total
-// counts every one of them, listed or not.
+// The set itself is never built (a universe of a million documents is
+// sixteen containers, each copied to subtract a few candidates): its size
+// is the universe's less the candidates in it, and its first documents
+// are met walking the universe past the candidates. Only the documents of
+// it that make the list are read and judged (each fails the constraints,
+// the plan being conservative), then merged in document order with the
+// rejections met among the candidates. The total counts every one of
+// them, listed or not.
 
-// listExcluded adds the documents of excluded (the universe the plan left
-// out) to the rejections: all to the count, the first ones to the list.
-func (r *resolution) listExcluded(ctx context.Context, s *store.Store, excluded *roaring.Bitmap) error {
-	r.nReject += int(excluded.GetCardinality())
-	if !r.listsRejections() || excluded.IsEmpty() {
+// listExcluded adds the documents of universe − candidates (those the
+// plan left out) to the rejections: all to the count, the first ones to
+// the list.
+func (r *resolution) listExcluded(ctx context.Context, s *store.Store, universe, candidates *roaring.Bitmap) error {
+	r.nReject += int(universe.GetCardinality() - universe.AndCardinality(candidates))
+	if !r.listsRejections() {
 		return nil
 	}
-	want := firstExcluded(r.rejected, excluded, r.o.MaxRejected)
+	want := firstExcluded(r.rejected, excludedIter(universe, candidates), r.o.MaxRejected)
+	if want.IsEmpty() {
+		return nil
+	}
 	listed := make([]Rejection, 0, len(r.rejected)+int(want.GetCardinality()))
 	for doc, err := range s.FetchLent(ctx, want, false, nil) {
 		if err != nil {
@@ -51,17 +59,51 @@ func (r *resolution) listExcluded(ctx context.Context, s *store.Store, excluded 
 	return nil
 }
 
+// excluded walks the documents of a universe not in a set, in document
+// order, without building the difference: each step skips the set's
+// documents it meets, so a walk costs the documents it yields and the
+// set's documents before the last of them.
+type excluded struct {
+	u, set roaring.IntPeekable
+}
+
+func excludedIter(universe, set *roaring.Bitmap) *excluded {
+	return &excluded{u: universe.Iterator(), set: set.Iterator()}
+}
+
+// HasNext reports whether a document is left, moving past the set's.
+func (e *excluded) HasNext() bool {
+	for e.u.HasNext() {
+		x := e.u.PeekNext()
+		e.set.AdvanceIfNeeded(x)
+		if !e.set.HasNext() || e.set.PeekNext() != x {
+			return true
+		}
+		e.u.Next()
+	}
+	return false
+}
+
+// PeekNext returns the next document; only after HasNext said there is one.
+func (e *excluded) PeekNext() uint32 { return e.u.PeekNext() }
+
+// Next returns the next document and moves past it; only after HasNext.
+func (e *excluded) Next() uint32 { return e.u.Next() }
+
 // firstExcluded returns the documents of excluded among the first limit
 // of the merged document order of excluded and listed (sorted by number).
-func firstExcluded(listed []Rejection, excluded *roaring.Bitmap, limit int) *roaring.Bitmap {
+func firstExcluded(listed []Rejection, excluded interface {
+	HasNext() bool
+	PeekNext() uint32
+	Next() uint32
+}, limit int) *roaring.Bitmap {
 	want := roaring.New()
-	it := excluded.Iterator()
-	for i, n := 0, 0; n < limit && it.HasNext(); n++ {
-		if i < len(listed) && listed[i].num < it.PeekNext() {
+	for i, n := 0, 0; n < limit && excluded.HasNext(); n++ {
+		if i < len(listed) && listed[i].num < excluded.PeekNext() {
 			i++
 			continue
 		}
-		want.Add(it.Next())
+		want.Add(excluded.Next())
 	}
 	return want
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -22,9 +23,54 @@ func TestFirstExcluded(t *testing.T) {
 		{6, []uint32{1, 2, 5, 11}}, // 1 2 3 5 10 11
 		{100, []uint32{1, 2, 5, 11, 12}},
 	} {
-		got := firstExcluded(listed, excluded, tc.limit).ToArray()
+		got := firstExcluded(listed, excluded.Iterator(), tc.limit).ToArray()
 		if !slices.Equal(got, tc.want) && (len(got) != 0 || len(tc.want) != 0) {
 			t.Errorf("limit %d: read %v, want %v", tc.limit, got, tc.want)
 		}
 	}
+}
+
+// TestExcludedIter: walking universe past a set gives universe − set in
+// document order, whatever the containers (runs, arrays, bitmaps) and
+// whether the set holds documents outside the universe.
+func TestExcludedIter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 200; trial++ {
+		universe, set := roaring.New(), roaring.New()
+		span := uint64(1 + rng.IntN(300000))
+		universe.AddRange(0, span)
+		for range rng.IntN(2000) {
+			universe.Remove(uint32(rng.Uint64N(span)))
+		}
+		if trial%3 == 0 {
+			universe.RunOptimize()
+		}
+		for range rng.IntN(1 + rng.IntN(100000)) {
+			set.Add(uint32(rng.Uint64N(span + 100)))
+		}
+		if trial%5 == 0 {
+			set.AddRange(0, uint64(rng.IntN(70000))) // a dense prefix to skip
+		}
+		want := roaring.AndNot(universe, set).ToArray()
+		var got []uint32
+		for it := excludedIter(universe, set); it.HasNext(); {
+			p := it.PeekNext()
+			if n := it.Next(); n != p {
+				t.Fatalf("trial %d: peeked %d, then moved past %d", trial, p, n)
+			}
+			got = append(got, p)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: walked %d documents, want %d (first difference near %v)", trial, len(got), len(want), firstDiff(got, want))
+		}
+	}
+}
+
+func firstDiff(a, b []uint32) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }

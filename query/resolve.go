@@ -155,7 +155,7 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 		}
 		// What the plan excluded is rejected too, and listed as the full
 		// scan lists it (rejected.go).
-		return r.listExcluded(ctx, s, roaring.AndNot(plan.Universe, plan.Candidates))
+		return r.listExcluded(ctx, s, plan.Universe, plan.Candidates)
 	}
 	if err := r.startTop(ctx, s); err != nil {
 		return err
@@ -461,11 +461,13 @@ func failedExplanation(n *aql.Node, evals []aql.Evaluation) string {
 	if i < 0 {
 		return "constraint tree not satisfied"
 	}
-	e := evals[i]
+	// Concatenated, not formatted: every listed rejection has one, and
+	// Sprintf boxes each operand.
+	e := &evals[i]
 	if e.Passed {
-		return fmt.Sprintf("constraint %s %s held under not, which requires it to fail", e.Path, e.Operator)
+		return "constraint " + e.Path + " " + e.Operator + " held under not, which requires it to fail"
 	}
-	return fmt.Sprintf("constraint %s %s failed: %s", e.Path, e.Operator, e.Reason)
+	return "constraint " + e.Path + " " + e.Operator + " failed: " + e.Reason
 }
 
 func projectionExplanation(missing []string, err error) string {
