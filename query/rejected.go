@@ -62,22 +62,42 @@ func (r *resolution) listExcluded(ctx context.Context, s *store.Store, universe,
 // excluded walks the documents of a universe not in a set, in document
 // order, without building the difference: each step skips the set's
 // documents it meets, so a walk costs the documents it yields and the
-// set's documents before the last of them.
+// set's documents before the last of them. Where the set holds nearly
+// all of the universe, the excluded documents are few and may come late
+// (skipping a million documents to find the last ten cost 56 ms, the
+// difference 6 µs): after excludedWalkMax skips the walk builds the
+// difference, as roaring.AndNot makes it, and goes on in it.
 type excluded struct {
-	u, set roaring.IntPeekable
+	u, set       roaring.IntPeekable
+	universe, in *roaring.Bitmap
+	skips        int
+	diff         roaring.IntPeekable // universe − set, once the skips passed excludedWalkMax
 }
 
+// excludedWalkMax bounds the documents of the set an excluded walk skips
+// one by one (about 30 ns each) before it builds the difference (a few
+// µs for a million-document universe). A variable for tests.
+var excludedWalkMax = 512
+
 func excludedIter(universe, set *roaring.Bitmap) *excluded {
-	return &excluded{u: universe.Iterator(), set: set.Iterator()}
+	return &excluded{u: universe.Iterator(), set: set.Iterator(), universe: universe, in: set}
 }
 
 // HasNext reports whether a document is left, moving past the set's.
 func (e *excluded) HasNext() bool {
+	if e.diff != nil {
+		return e.diff.HasNext()
+	}
 	for e.u.HasNext() {
 		x := e.u.PeekNext()
 		e.set.AdvanceIfNeeded(x)
 		if !e.set.HasNext() || e.set.PeekNext() != x {
 			return true
+		}
+		if e.skips++; e.skips > excludedWalkMax {
+			e.diff = roaring.AndNot(e.universe, e.in).Iterator()
+			e.diff.AdvanceIfNeeded(x) // x is in the set: the difference goes on after it
+			return e.diff.HasNext()
 		}
 		e.u.Next()
 	}
@@ -85,10 +105,20 @@ func (e *excluded) HasNext() bool {
 }
 
 // PeekNext returns the next document; only after HasNext said there is one.
-func (e *excluded) PeekNext() uint32 { return e.u.PeekNext() }
+func (e *excluded) PeekNext() uint32 {
+	if e.diff != nil {
+		return e.diff.PeekNext()
+	}
+	return e.u.PeekNext()
+}
 
 // Next returns the next document and moves past it; only after HasNext.
-func (e *excluded) Next() uint32 { return e.u.Next() }
+func (e *excluded) Next() uint32 {
+	if e.diff != nil {
+		return e.diff.Next()
+	}
+	return e.u.Next()
+}
 
 // firstExcluded returns the documents of excluded among the first limit
 // of the merged document order of excluded and listed (sorted by number).

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -34,7 +36,20 @@ func TestFirstExcluded(t *testing.T) {
 // document order, whatever the containers (runs, arrays, bitmaps) and
 // whether the set holds documents outside the universe.
 func TestExcludedIter(t *testing.T) {
+	// The walk alone, the difference from the first skip, and the
+	// default bound between them.
+	for _, limit := range []int{math.MaxInt, 0, excludedWalkMax} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			defer func(was int) { excludedWalkMax = was }(excludedWalkMax)
+			excludedWalkMax = limit
+			testExcludedIter(t)
+		})
+	}
+}
+
+func testExcludedIter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	built := 0
 	for trial := 0; trial < 200; trial++ {
 		universe, set := roaring.New(), roaring.New()
 		span := uint64(1 + rng.IntN(300000))
@@ -53,7 +68,8 @@ func TestExcludedIter(t *testing.T) {
 		}
 		want := roaring.AndNot(universe, set).ToArray()
 		var got []uint32
-		for it := excludedIter(universe, set); it.HasNext(); {
+		it := excludedIter(universe, set)
+		for it.HasNext() {
 			p := it.PeekNext()
 			if n := it.Next(); n != p {
 				t.Fatalf("trial %d: peeked %d, then moved past %d", trial, p, n)
@@ -63,6 +79,15 @@ func TestExcludedIter(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d: walked %d documents, want %d (first difference near %v)", trial, len(got), len(want), firstDiff(got, want))
 		}
+		if it.diff != nil {
+			built++
+		}
+	}
+	switch {
+	case excludedWalkMax == math.MaxInt && built > 0:
+		t.Fatalf("%d walks built the difference with no bound on skips", built)
+	case excludedWalkMax < math.MaxInt && built == 0:
+		t.Fatalf("no walk passed %d skips: the difference was never built", excludedWalkMax)
 	}
 }
 
