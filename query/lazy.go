@@ -46,10 +46,10 @@ type lazyState struct {
 	ctx context.Context
 	s   *store.Store
 	// The visible documents not accepted (the plan excluded them or the
-	// projection refuses them) are universe − accepted, made only when a
-	// page lists rejections: at 99.9% of a million documents the
-	// difference of the two costs more than the plan. Both may be the
-	// plan's own bitmaps: read them, never change them.
+	// projection refuses them) are universe − accepted, walked only when a
+	// page lists rejections (excludedIter): at 99.9% of a million
+	// documents building the difference costs more than the plan. Both
+	// may be the plan's own bitmaps: read them, never change them.
 	universe, accepted *roaring.Bitmap
 	walked             bool // r.accepted is the page (and one more) in rank order, not yet judged (rankwalk.go)
 }
@@ -65,8 +65,8 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 	if err != nil {
 		return false, err
 	}
-	stepCost := rankStepCost
-	if r.o.Index.RankFlat() {
+	flat, stepCost := r.o.Index.RankFlat(), rankStepCost
+	if flat {
 		stepCost = rankFlatStepCost
 	}
 	choice, walk, limit := r.chooseRank(accepted.GetCardinality(), all.GetCardinality(), stepCost)
@@ -78,7 +78,7 @@ func (r *resolution) rankPage(ctx context.Context, s *store.Store, plan *Plan, a
 			return done, err
 		}
 		choice.Op, choice.Fallback = rankSelectOp, true
-	} else if stepCost != rankFlatStepCost && float64(choice.WalkEstimate)*rankFlatStepCost < float64(choice.Accepted) {
+	} else if !flat && float64(choice.WalkEstimate)*rankFlatStepCost < float64(choice.Accepted) {
 		// A walk of the flattened order would have been cheaper: count
 		// its steps toward flattening it, or it never would be.
 		if err := r.o.Index.CountRankSteps(int(choice.WalkEstimate)); err != nil {

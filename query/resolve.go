@@ -227,16 +227,11 @@ func (r *resolution) judgeAll(ctx context.Context, s *store.Store, nums *roaring
 			}
 		}
 	}
-	evs := make([]*eval.Evaluator, workers)
-	for i := range evs {
-		evs[i] = eval.New()
-		evs[i].SetDone(ctx.Done())
-	}
 	return func(yield func(verdict, error) bool) {
-		for v, err := range store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.StoredDoc) (verdict, error) {
-			c, rej, err := judge(evs[w], r.in, r.at, doc, true)
-			return verdict{num: doc.Num, c: c, rej: rej}, err
-		}) {
+		for v, err := range r.judgeParallel(ctx, s, nums, workers) {
+			if err == nil {
+				err = v.err
+			}
 			if !yield(v, err) || err != nil {
 				return
 			}
@@ -244,23 +239,29 @@ func (r *resolution) judgeAll(ctx context.Context, s *store.Store, nums *roaring
 	}
 }
 
-// considerParallel judges the candidates of an exact plan on workers
-// goroutines, each reading and judging chunks of consecutive candidates
-// with an evaluator of its own, and files the verdicts in document-number
-// order, as considerAll would: the response is the same, byte for byte.
-// Every candidate of an exact plan is judged in full (for its record), so
-// no verdict depends on the ones before it.
-func (r *resolution) considerParallel(ctx context.Context, s *store.Store, nums *roaring.Bitmap, workers int) error {
+// judgeParallel reads and judges the documents of nums on workers
+// goroutines, each reading chunks of consecutive documents with an
+// evaluator of its own, and yields the verdicts in document-number
+// order: a verdict carries its judging's error, the sequence a read's.
+// Every document is judged in full (for its record), so no verdict
+// depends on the ones before it.
+func (r *resolution) judgeParallel(ctx context.Context, s *store.Store, nums *roaring.Bitmap, workers int) iter.Seq2[verdict, error] {
 	evs := make([]*eval.Evaluator, workers)
 	for i := range evs {
 		evs[i] = eval.New()
 		evs[i].SetDone(ctx.Done())
 	}
-	judged := store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.StoredDoc) (verdict, error) {
+	return store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.StoredDoc) (verdict, error) {
 		c, rej, err := judge(evs[w], r.in, r.at, doc, true)
 		return verdict{num: doc.Num, c: c, rej: rej, err: err}, nil
 	})
-	for v, err := range judged {
+}
+
+// considerParallel judges the candidates of an exact plan on workers
+// goroutines (judgeParallel) and files the verdicts in document-number
+// order, as considerAll would: the response is the same, byte for byte.
+func (r *resolution) considerParallel(ctx context.Context, s *store.Store, nums *roaring.Bitmap, workers int) error {
+	for v, err := range r.judgeParallel(ctx, s, nums, workers) {
 		if err != nil {
 			return fmt.Errorf("query: %w", err)
 		}

@@ -347,6 +347,15 @@ type ascending struct {
 	last   []byte
 }
 
+// follows checks that key, the first of a run's entries of the range,
+// follows what earlier runs wrote of it (a nil a: nothing yet).
+func (a *ascending) follows(key []byte) error {
+	if a != nil && bytes.Compare(key, a.last) <= 0 {
+		return fmt.Errorf("%w: key %q of a load's run does not follow the run before it (%q)", ErrCorrupt, key, a.last)
+	}
+	return nil
+}
+
 // spill writes the run's ranges, on as many goroutines as there are
 // cores: an ascending range into tables (l.asc), the others into files
 // beside path.
@@ -402,8 +411,8 @@ func (l *Loader) writeAscending(rg int, ents []runEnt, name string) ([]string, e
 		return nil, nil
 	}
 	r := l.run
-	if a := l.asc[rg]; a != nil && bytes.Compare(r.key(&ents[0]), a.last) <= 0 {
-		return nil, fmt.Errorf("%w: key %q of a load's run does not follow the run before it (%q)", ErrCorrupt, r.key(&ents[0]), a.last)
+	if err := l.asc[rg].follows(r.key(&ents[0])); err != nil {
+		return nil, err
 	}
 	m := tableMerge{l: l, name: name}
 	for i := range ents {
@@ -532,9 +541,10 @@ func (l *Loader) merge() ([]string, error) {
 	var out []string
 	for rg, a := range l.asc {
 		out = append(out, a.tables...)
-		if ents := last[rg]; len(ents) > 0 && bytes.Compare(l.run.key(&ents[0]), a.last) <= 0 {
-			return out, fmt.Errorf("%w: key %q of a load's last run does not follow the run before it (%q)",
-				ErrCorrupt, l.run.key(&ents[0]), a.last)
+		if ents := last[rg]; len(ents) > 0 {
+			if err := a.follows(l.run.key(&ents[0])); err != nil {
+				return out, err
+			}
 		}
 	}
 	ranges := slices.Collect(maps.Keys(last))
