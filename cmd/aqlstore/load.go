@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -22,6 +23,9 @@ type preparedDoc struct {
 	d   *rawDoc
 	pd  *store.Prepared
 	err error
+	// rounded: the numbers of d stored rounded, found by the worker
+	// (a scan of the whole body, kept off the goroutine that adds).
+	rounded []canon.Rounding
 }
 
 // prepareChunk is how many documents a worker takes at a time.
@@ -125,6 +129,7 @@ func (c *putCommand) prepareDoc(ctx context.Context, s *store.Store, owner strin
 		p.err = lineOf(p.d, err)
 		return
 	}
+	p.rounded = roundedNumbers(p.d, parsed)
 	p.pd, p.err = s.Prepare(ctx, c.document(parsed, owner))
 }
 
@@ -194,7 +199,7 @@ func (c *putCommand) loadOnce(ctx context.Context, s *store.Store, files []strin
 		if pp := p.pd.Parsed(); pp.AIDP != nil || pp.PAIRL != nil || pp.Exec != nil {
 			return errHasMessages
 		}
-		c.warnRounded(p.d, p.pd.Parsed())
+		c.warn(p.d, p.rounded)
 		ref, err := l.Add(p.pd)
 		if err != nil {
 			report(p.d, err)

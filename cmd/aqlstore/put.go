@@ -254,7 +254,7 @@ func (c *putCommand) check(ctx context.Context, s *store.Store, files []string, 
 			report(d, err)
 			return nil
 		}
-		c.warnRounded(d, p)
+		c.warn(d, roundedNumbers(d, p))
 		if err := checkSeen(seen, &p.Document, owner); err != nil {
 			report(d, err)
 		} else if _, err := dry.Put(c.document(p, owner)); err != nil {
@@ -297,13 +297,19 @@ func docProblem(d *rawDoc, err error) problem {
 	return p
 }
 
-// warnRounded says which numbers of d are stored rounded to the nearest
-// double (RFC 8785): the document is kept, but not every digit of it.
-func (c *putCommand) warnRounded(d *rawDoc, p *store.Parsed) {
+// roundedNumbers returns the numbers of d, parsed as p, that are stored
+// rounded to the nearest double (RFC 8785): the document is kept, but
+// not every digit of it.
+func roundedNumbers(d *rawDoc, p *store.Parsed) []canon.Rounding {
 	if p.View != nil { // PAIRL text: its numbers are the view's own
-		return
+		return nil
 	}
-	for _, r := range canon.RoundedNumbers(d.body) {
+	return canon.RoundedNumbers(d.body)
+}
+
+// warn says which numbers of d are stored rounded.
+func (c *putCommand) warn(d *rawDoc, rounded []canon.Rounding) {
+	for _, r := range rounded {
 		fmt.Fprintf(c.m.Stderr, "%s: warning: %s\n", d.where(), r)
 	}
 }
