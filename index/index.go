@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -257,32 +258,61 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 // whole memtable each.
 func (ix *Index) flushSorted(w *store.IndexWriter) error {
 	ix.sh.wait()
+	sets := ix.addSets()
 	ps := ix.order[:0]
-	for _, s := range ix.addSets() {
+	for si, s := range sets {
 		for i := range s.len() {
-			ps = append(ps, sortedPosting{s.key(i), s, i})
+			k := s.key(i)
+			ps = append(ps, sortedPosting{keyPrefix(k, 1), keyPrefix(k, 9), uint32(si), uint32(i)})
 		}
 	}
-	slices.SortFunc(ps, func(a, b sortedPosting) int { return bytes.Compare(a.key, b.key) })
+	slices.SortFunc(ps, func(a, b sortedPosting) int {
+		if a.pre != b.pre {
+			return cmp.Compare(a.pre, b.pre)
+		}
+		if a.pre2 != b.pre2 {
+			return cmp.Compare(a.pre2, b.pre2)
+		}
+		return bytes.Compare(sets[a.set].key(int(a.i)), sets[b.set].key(int(b.i)))
+	})
 	var err error
 	for _, p := range ps {
 		// The writer copies the key and the numbers.
-		ix.nums = p.s.appendNums(ix.nums[:0], p.i)
-		if err = w.AddSorted(p.key, ix.nums); err != nil {
+		s := sets[p.set]
+		ix.nums = s.appendNums(ix.nums[:0], int(p.i))
+		if err = w.AddSorted(s.key(int(p.i)), ix.nums); err != nil {
 			break
 		}
 	}
-	clear(ps)
 	ix.order = ps[:0]
 	return err
 }
 
 // sortedPosting is one posting key of a mutation's sets, as flushSorted
-// orders them: the key (in its set's arena) and where its numbers are.
+// orders them: which set, and which key of it. pre and pre2, the key's
+// first 16 bytes after the index prefix as two numbers, decide most
+// comparisons of the sort without reading the keys: a batch of 1,000
+// manifests sorts about 37,000 keys, and comparing their bytes, spread
+// over three arenas, took half of flushSorted (8 bytes, a family, a path
+// id and 3 bytes of a value, left a third of that: values of one path
+// share their first bytes). It holds no pointer, so the sort moves 24
+// bytes without write barriers.
 type sortedPosting struct {
-	key []byte
-	s   *postingSet
-	i   int
+	pre, pre2 uint64
+	set, i    uint32
+}
+
+// keyPrefix returns the 8 bytes of k from byte from, big-endian, zeros
+// past its end: keys whose prefixes from the same byte differ compare as
+// their prefixes do, and only keys with equal prefixes need their later
+// bytes compared. flushSorted starts at byte 1: every posting key starts
+// with store.IndexPrefix.
+func keyPrefix(k []byte, from int) uint64 {
+	var b [8]byte
+	if len(k) > from {
+		copy(b[:], k[from:])
+	}
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // Done implements store.Indexer: committed paths become visible to

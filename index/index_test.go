@@ -1,6 +1,8 @@
 package index
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
 	"github.com/cockroachdb/apd/v3"
+	"pgregory.net/rapid"
 )
 
 func openIndexed(t testing.TB) (*store.Store, *Index) {
@@ -243,4 +246,27 @@ func TestShortNeedle(t *testing.T) {
 			t.Errorf("needle %q: %v, want %v", needle, bm, want)
 		}
 	}
+}
+
+// TestKeyPrefixOrdersAsBytes checks the comparison flushSorted sorts
+// posting keys with: prefixes first, bytes on a tie, always the order of
+// the keys' bytes, for keys shorter and longer than the prefix.
+func TestKeyPrefixOrdersAsBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		gen := rapid.Custom(func(t *rapid.T) []byte {
+			tail := rapid.SliceOfN(rapid.SampledFrom([]byte{0, 1, 'a', 'q', 0xff}), 0, 20).Draw(t, "tail")
+			return append([]byte{store.IndexPrefix}, tail...)
+		})
+		a, b := gen.Draw(t, "a"), gen.Draw(t, "b")
+		got := cmp.Compare(keyPrefix(a, 1), keyPrefix(b, 1))
+		if got == 0 {
+			got = cmp.Compare(keyPrefix(a, 9), keyPrefix(b, 9))
+		}
+		if got == 0 {
+			got = bytes.Compare(a, b)
+		}
+		if want := bytes.Compare(a, b); got != want {
+			t.Fatalf("%q vs %q: prefix order %d, byte order %d", a, b, got, want)
+		}
+	})
 }
