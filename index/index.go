@@ -219,6 +219,50 @@ func (ix *Index) loadConfig(r *store.IndexReader) error {
 	return nil
 }
 
+// Steady writes: where the ceiling is, and what would lift it.
+//
+// A mutation writes its postings as one merge operand per posting key,
+// in its own synced batch (Flush, flushSorted). Measured with
+// BenchmarkIndexedPut and store's BenchmarkIndexedPutEngine (synced
+// batches of 1,000 generated manifests, 2 cores, CPU from pprof): a
+// batch holds ~37,500 posting keys with ~278,000 postings, and the
+// cost follows the key count. Every key is a memtable insert under the
+// writer lock (kv.apply, ~0.6-0.8 µs each: the memtable holds the same
+// keys from earlier batches, so each insert searches it from the top),
+// part of the sort and encoding in flushSorted, ~2 KB of the ~5.4 KB of
+// WAL per document, a flush that merges each key's operands of
+// ~10 batches, and compactions that rewrite the posting region of the
+// base level whenever L0 fills: every batch's keys span the whole
+// posting key space, so each L0 compaction overlaps all of it, and the
+// bytes compacted per document grow with the store (470 B at 30,000
+// documents, 1,600 B at 120,000). At 120,000 documents the CPU per
+// document was ~350 µs: compaction 90 (zstd of the base level 32),
+// flush 34, the writer's serial path 99, parse and extraction 58,
+// posting shards 40, reading new keys before the lock 17. Two cores
+// give ~5,700 documents/s at best, and ≥ 15,000/s needs ≤ ~130 µs in
+// all: tuning the operand path (merging arrays from their bytes,
+// cheaper sorts, reads outside the lock) moves tens of µs, not 220.
+//
+// What would close it is the bulk path's shape for steady writes: keep
+// the postings of recent mutations in memory only (the shards'
+// postingSets already hold them per batch; they would be kept across
+// batches and read by lookups beside the committed bitmaps, as the
+// cache's delta is), and write them every N documents as one sorted run
+// of whole posting lists (the Loader's run writer, ingested), with the
+// documents' own synced batches as their log: a meta key records the
+// last document number whose postings are persisted, and Open re-extracts
+// the postings of the documents after it. Per document that removes
+// ~38 memtable inserts, ~2 KB of WAL, the operand merges of flush and
+// compaction and the base-level rewrites that grow with the store
+// (from the profiles: ~50 µs of the writer's path, Flush and most of
+// kv.apply, and most of the ~125 µs of flush and compaction at 120,000
+// documents), for one sequential run write per N documents. N bounds
+// the replay at open (~60 µs of extraction per document: N = 16,384
+// replays in ~1 CPU-s). It changes the
+// durability argument of every posting (crash tests must kill between
+// a run's write and its watermark) and the lookups' read path, so it
+// lands whole or not at all.
+
 // Flush implements store.Indexer: the configuration when it is not
 // stored yet, new paths, then one merge operand per posting key, in key
 // order.
