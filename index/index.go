@@ -1,8 +1,6 @@
 package index
 
 import (
-	"bytes"
-	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -42,13 +40,14 @@ type Index struct {
 	ranks rankKeys // the mutation's rank keys to set or delete
 	// runs says a load wrote postings by FlushRun, which forgets them: the
 	// cache cannot be brought up by the mutation's delta.
-	runs  bool
-	rank  rankTree // the committed rank order in memory (rank.go)
-	x     extractor
-	key   []byte
-	cache bitmapCache     // hot posting lists, updated by every commit's delta
-	order []sortedPosting // Flush's postings in key order, kept for the next
-	nums  []uint32        // a posting's numbers as Flush writes them
+	runs    bool
+	rank    rankTree // the committed rank order in memory (rank.go)
+	x       extractor
+	key     []byte
+	cache   bitmapCache     // hot posting lists, updated by every commit's delta
+	sortTmp []sortedPosting // sortPostings' scratch, kept for the next Flush
+	order   []sortedPosting // Flush's postings in key order, kept for the next
+	nums    []uint32        // a posting's numbers as Flush writes them
 
 	cfg      Config       // what Load found, or want
 	want     *Config      // the configuration Configure sets; nil keeps the stored one
@@ -307,18 +306,12 @@ func (ix *Index) flushSorted(w *store.IndexWriter) error {
 	for si, s := range sets {
 		for i := range s.len() {
 			k := s.key(i)
-			ps = append(ps, sortedPosting{keyPrefix(k, 1), keyPrefix(k, 9), uint32(si), uint32(i)})
+			ps = append(ps, sortedPosting{keyPrefix(k, 0), keyPrefix(k, 8), uint32(si), uint32(i)})
 		}
 	}
-	slices.SortFunc(ps, func(a, b sortedPosting) int {
-		if a.pre != b.pre {
-			return cmp.Compare(a.pre, b.pre)
-		}
-		if a.pre2 != b.pre2 {
-			return cmp.Compare(a.pre2, b.pre2)
-		}
-		return bytes.Compare(sets[a.set].key(int(a.i)), sets[b.set].key(int(b.i)))
-	})
+	if len(ps) > 0 {
+		ix.sortTmp = sortPostings(ps, ix.sortTmp, func(p *sortedPosting) []byte { return sets[p.set].key(int(p.i)) }, 0)
+	}
 	var err error
 	for _, p := range ps {
 		// The writer copies the key and the numbers.
@@ -333,24 +326,18 @@ func (ix *Index) flushSorted(w *store.IndexWriter) error {
 }
 
 // sortedPosting is one posting key of a mutation's sets, as flushSorted
-// orders them: which set, and which key of it. pre and pre2, the key's
-// first 16 bytes after the index prefix as two numbers, decide most
-// comparisons of the sort without reading the keys: a batch of 1,000
-// manifests sorts about 37,000 keys, and comparing their bytes, spread
-// over three arenas, took half of flushSorted (8 bytes, a family, a path
-// id and 3 bytes of a value, left a third of that: values of one path
-// share their first bytes). It holds no pointer, so the sort moves 24
-// bytes without write barriers.
+// orders them: which set, and which key of it. pre and pre2 are 16
+// bytes of the key as two numbers (its first, to begin with), which
+// sortPostings sorts by; it reads the keys only where they tie. It
+// holds no pointer, so the sort moves 24 bytes without write barriers.
 type sortedPosting struct {
 	pre, pre2 uint64
 	set, i    uint32
 }
 
 // keyPrefix returns the 8 bytes of k from byte from, big-endian, zeros
-// past its end: keys whose prefixes from the same byte differ compare as
-// their prefixes do, and only keys with equal prefixes need their later
-// bytes compared. flushSorted starts at byte 1: every posting key starts
-// with store.IndexPrefix.
+// past its end: keys that share their bytes before from and whose
+// prefixes differ compare as their prefixes do.
 func keyPrefix(k []byte, from int) uint64 {
 	var b [8]byte
 	if len(k) > from {
