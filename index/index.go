@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -41,13 +40,14 @@ type Index struct {
 	ranks rankKeys // the mutation's rank keys to set or delete
 	// runs says a load wrote postings by FlushRun, which forgets them: the
 	// cache cannot be brought up by the mutation's delta.
-	runs  bool
-	rank  rankTree // the committed rank order in memory (rank.go)
-	x     extractor
-	key   []byte
-	cache bitmapCache     // hot posting lists, updated by every commit's delta
-	order []sortedPosting // Flush's postings in key order, kept for the next
-	nums  []uint32        // a posting's numbers as Flush writes them
+	runs    bool
+	rank    rankTree // the committed rank order in memory (rank.go)
+	x       extractor
+	key     []byte
+	cache   bitmapCache     // hot posting lists, updated by every commit's delta
+	sortTmp []sortedPosting // sortPostings' scratch, kept for the next Flush
+	order   []sortedPosting // Flush's postings in key order, kept for the next
+	nums    []uint32        // a posting's numbers as Flush writes them
 
 	cfg      Config       // what Load found, or want
 	want     *Config      // the configuration Configure sets; nil keeps the stored one
@@ -218,6 +218,50 @@ func (ix *Index) loadConfig(r *store.IndexReader) error {
 	return nil
 }
 
+// Steady writes: where the ceiling is, and what would lift it.
+//
+// A mutation writes its postings as one merge operand per posting key,
+// in its own synced batch (Flush, flushSorted). Measured with
+// BenchmarkIndexedPut and store's BenchmarkIndexedPutEngine (synced
+// batches of 1,000 generated manifests, 2 cores, CPU from pprof): a
+// batch holds ~37,500 posting keys with ~278,000 postings, and the
+// cost follows the key count. Every key is a memtable insert under the
+// writer lock (kv.apply, ~0.6-0.8 µs each: the memtable holds the same
+// keys from earlier batches, so each insert searches it from the top),
+// part of the sort and encoding in flushSorted, ~2 KB of the ~5.4 KB of
+// WAL per document, a flush that merges each key's operands of
+// ~10 batches, and compactions that rewrite the posting region of the
+// base level whenever L0 fills: every batch's keys span the whole
+// posting key space, so each L0 compaction overlaps all of it, and the
+// bytes compacted per document grow with the store (470 B at 30,000
+// documents, 1,600 B at 120,000). At 120,000 documents the CPU per
+// document was ~350 µs: compaction 90 (zstd of the base level 32),
+// flush 34, the writer's serial path 99, parse and extraction 58,
+// posting shards 40, reading new keys before the lock 17. Two cores
+// give ~5,700 documents/s at best, and ≥ 15,000/s needs ≤ ~130 µs in
+// all: tuning the operand path (merging arrays from their bytes,
+// cheaper sorts, reads outside the lock) moves tens of µs, not 220.
+//
+// What would close it is the bulk path's shape for steady writes: keep
+// the postings of recent mutations in memory only (the shards'
+// postingSets already hold them per batch; they would be kept across
+// batches and read by lookups beside the committed bitmaps, as the
+// cache's delta is), and write them every N documents as one sorted run
+// of whole posting lists (the Loader's run writer, ingested), with the
+// documents' own synced batches as their log: a meta key records the
+// last document number whose postings are persisted, and Open re-extracts
+// the postings of the documents after it. Per document that removes
+// ~38 memtable inserts, ~2 KB of WAL, the operand merges of flush and
+// compaction and the base-level rewrites that grow with the store
+// (from the profiles: ~50 µs of the writer's path, Flush and most of
+// kv.apply, and most of the ~125 µs of flush and compaction at 120,000
+// documents), for one sequential run write per N documents. N bounds
+// the replay at open (~60 µs of extraction per document: N = 16,384
+// replays in ~1 CPU-s). It changes the
+// durability argument of every posting (crash tests must kill between
+// a run's write and its watermark) and the lookups' read path, so it
+// lands whole or not at all.
+
 // Flush implements store.Indexer: the configuration when it is not
 // stored yet, new paths, then one merge operand per posting key, in key
 // order.
@@ -257,32 +301,49 @@ func (ix *Index) Flush(w *store.IndexWriter) error {
 // whole memtable each.
 func (ix *Index) flushSorted(w *store.IndexWriter) error {
 	ix.sh.wait()
+	sets := ix.addSets()
 	ps := ix.order[:0]
-	for _, s := range ix.addSets() {
+	for si, s := range sets {
 		for i := range s.len() {
-			ps = append(ps, sortedPosting{s.key(i), s, i})
+			k := s.key(i)
+			ps = append(ps, sortedPosting{keyPrefix(k, 0), keyPrefix(k, 8), uint32(si), uint32(i)})
 		}
 	}
-	slices.SortFunc(ps, func(a, b sortedPosting) int { return bytes.Compare(a.key, b.key) })
+	if len(ps) > 0 {
+		ix.sortTmp = sortPostings(ps, ix.sortTmp, func(p *sortedPosting) []byte { return sets[p.set].key(int(p.i)) }, 0)
+	}
 	var err error
 	for _, p := range ps {
 		// The writer copies the key and the numbers.
-		ix.nums = p.s.appendNums(ix.nums[:0], p.i)
-		if err = w.AddSorted(p.key, ix.nums); err != nil {
+		s := sets[p.set]
+		ix.nums = s.appendNums(ix.nums[:0], int(p.i))
+		if err = w.AddSorted(s.key(int(p.i)), ix.nums); err != nil {
 			break
 		}
 	}
-	clear(ps)
 	ix.order = ps[:0]
 	return err
 }
 
 // sortedPosting is one posting key of a mutation's sets, as flushSorted
-// orders them: the key (in its set's arena) and where its numbers are.
+// orders them: which set, and which key of it. pre and pre2 are 16
+// bytes of the key as two numbers (its first, to begin with), which
+// sortPostings sorts by; it reads the keys only where they tie. It
+// holds no pointer, so the sort moves 24 bytes without write barriers.
 type sortedPosting struct {
-	key []byte
-	s   *postingSet
-	i   int
+	pre, pre2 uint64
+	set, i    uint32
+}
+
+// keyPrefix returns the 8 bytes of k from byte from, big-endian, zeros
+// past its end: keys that share their bytes before from and whose
+// prefixes differ compare as their prefixes do.
+func keyPrefix(k []byte, from int) uint64 {
+	var b [8]byte
+	if len(k) > from {
+		copy(b[:], k[from:])
+	}
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // Done implements store.Indexer: committed paths become visible to

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
 	"github.com/cockroachdb/apd/v3"
+	"pgregory.net/rapid"
 )
 
 func openIndexed(t testing.TB) (*store.Store, *Index) {
@@ -243,4 +245,38 @@ func TestShortNeedle(t *testing.T) {
 			t.Errorf("needle %q: %v, want %v", needle, bm, want)
 		}
 	}
+}
+
+// TestSortPostingsOrdersAsBytes checks flushSorted's sort: posting keys
+// shorter and longer than the 16 prefix bytes it sorts by, sharing
+// prefixes or not, come out in the order of their bytes.
+func TestSortPostingsOrdersAsBytes(t *testing.T) {
+	var tmp []sortedPosting
+	rapid.Check(t, func(t *rapid.T) {
+		// Shared starts of 20 and 40 bytes make runs of keys that tie on
+		// 16 bytes and on 32, long enough to be sorted again by radix.
+		starts := [][]byte{nil, bytes.Repeat([]byte{'a'}, 20), bytes.Repeat([]byte{'q'}, 40)}
+		keys := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) []byte {
+			start := rapid.SampledFrom(starts).Draw(t, "start")
+			tail := rapid.SliceOfN(rapid.SampledFrom([]byte{0, 1, 'a', 'q', 0xff}), 0, 4).Draw(t, "tail")
+			return append(append([]byte{store.IndexPrefix}, start...), tail...)
+		}), 100, 400).Draw(t, "keys")
+		ps := make([]sortedPosting, len(keys))
+		for i, k := range keys {
+			ps[i] = sortedPosting{keyPrefix(k, 0), keyPrefix(k, 8), 0, uint32(i)}
+		}
+		tmp = sortPostings(ps, tmp, func(p *sortedPosting) []byte { return keys[p.i] }, 0)
+		for i := 1; i < len(ps); i++ {
+			if a, b := keys[ps[i-1].i], keys[ps[i].i]; bytes.Compare(a, b) > 0 {
+				t.Fatalf("%q sorted before %q", a, b)
+			}
+		}
+		seen := map[uint32]bool{}
+		for _, p := range ps {
+			seen[p.i] = true
+		}
+		if len(seen) != len(keys) {
+			t.Fatalf("sorted %d distinct entries of %d", len(seen), len(keys))
+		}
+	})
 }

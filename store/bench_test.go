@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/aqlstore/aqlstore/internal/corpus"
+	"github.com/cockroachdb/pebble/v2"
 )
 
 // benchSeed is the corpus seed of every benchmark in this package.
@@ -150,3 +151,8 @@ func BenchmarkGet(b *testing.B) {
 		}
 	}
 }
+
+// EngineMetrics returns Pebble's metrics of s, for benchmarks of the
+// external test package that report where the engine's work goes (flush
+// and compaction bytes, L0 tables). It exists in tests only.
+func EngineMetrics(s *Store) *pebble.Metrics { return s.kv.db.Metrics() }

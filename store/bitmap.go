@@ -2,8 +2,12 @@ package store
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cockroachdb/pebble/v2"
@@ -27,37 +31,92 @@ const bitmapMergerName = "aqlstore.bitmap.v1"
 var bitmapMerger = &pebble.Merger{
 	Name: bitmapMergerName,
 	Merge: func(_, value []byte) (pebble.ValueMerger, error) {
-		m := &bitmapMerge{}
+		m := mergePool.Get().(*bitmapMerge)
 		return m, m.MergeNewer(value)
 	},
 }
 
-// bitmapMerge collects operands as copies: Pebble owns the slices it
-// passes and may reuse them once the call returns.
+// mergePool keeps mergers and their buffers for the next key: a flush
+// merges tens of thousands of keys one after another. A merger returns
+// to it when Pebble closes the value Finish returned (Pebble reads the
+// value until then), or at once when the value does not alias it.
+var mergePool = sync.Pool{New: func() any { return &bitmapMerge{} }}
+
+// maxPooledMerge is the largest buffer a merger keeps in the pool; a
+// merge of a long posting list drops its buffer rather than hold it.
+const maxPooledMerge = 64 << 10
+
+// bitmapMerge collects operands as copies, end to end in one buffer:
+// Pebble owns the slices it passes and may reuse them once the call
+// returns. A flush merges a key's operands from every batch in the
+// memtable, tens of thousands of keys per flush, so a copy costs an
+// append, not an allocation.
 type bitmapMerge struct {
-	older [][]byte // oldest last
-	newer [][]byte // newest last
+	buf   []byte     // every operand's bytes
+	older [][2]int32 // spans of buf, oldest last
+	newer [][2]int32 // spans of buf, newest last
+	nums  []uint32   // scratch of sorted: the operands' numbers
+	out   []byte     // what sorted returns, valid until Close
+}
+
+// Close implements io.Closer for the value Finish returned: the merger
+// and its buffers go back to mergePool.
+func (m *bitmapMerge) Close() error {
+	if cap(m.buf) > maxPooledMerge || cap(m.out) > maxPooledMerge || cap(m.nums) > maxPooledMerge/4 {
+		return nil
+	}
+	m.buf, m.older, m.newer, m.nums, m.out = m.buf[:0], m.older[:0], m.newer[:0], m.nums[:0], m.out[:0]
+	mergePool.Put(m)
+	return nil
 }
 
 func (m *bitmapMerge) MergeNewer(v []byte) error {
-	m.newer = append(m.newer, append([]byte(nil), v...))
+	m.newer = append(m.newer, m.keep(v))
 	return nil
 }
 
 func (m *bitmapMerge) MergeOlder(v []byte) error {
-	m.older = append(m.older, append([]byte(nil), v...))
+	m.older = append(m.older, m.keep(v))
+	return nil
+}
+
+// keep copies v into the buffer and returns its span.
+func (m *bitmapMerge) keep(v []byte) [2]int32 {
+	start := len(m.buf)
+	m.buf = append(m.buf, v...)
+	return [2]int32{int32(start), int32(len(m.buf))}
+}
+
+// each calls fn with every operand, oldest first, until fn fails.
+func (m *bitmapMerge) each(fn func(op []byte) error) error {
+	for i := len(m.older) - 1; i >= 0; i-- {
+		if err := fn(m.buf[m.older[i][0]:m.older[i][1]]); err != nil {
+			return err
+		}
+	}
+	for _, sp := range m.newer {
+		if err := fn(m.buf[sp[0]:sp[1]]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 func (m *bitmapMerge) Finish(includesBase bool) ([]byte, io.Closer, error) {
 	if len(m.older)+len(m.newer) == 1 {
-		return m.single(includesBase)
+		out, err := m.single(includesBase)
+		return out, m, err
 	}
+	if out, ok, err := m.sorted(); ok || err != nil {
+		return out, m, err
+	}
+	// The bitmaps built from here on own their bytes.
+	defer m.Close()
 	if out, ok, err := m.union(); ok || err != nil {
 		return out, nil, err
 	}
 	set, clear := roaring.New(), roaring.New()
-	apply := func(op []byte) error {
+	err := m.each(func(op []byte) error {
 		s, c, err := decodeOperand(op)
 		if err != nil {
 			return err
@@ -66,16 +125,9 @@ func (m *bitmapMerge) Finish(includesBase bool) ([]byte, io.Closer, error) {
 		set.Or(s)
 		clear.Or(c)
 		return nil
-	}
-	for i := len(m.older) - 1; i >= 0; i-- {
-		if err := apply(m.older[i]); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, op := range m.newer {
-		if err := apply(op); err != nil {
-			return nil, nil, err
-		}
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if includesBase {
 		clear.Clear()
@@ -89,17 +141,65 @@ func (m *bitmapMerge) Finish(includesBase bool) ([]byte, io.Closer, error) {
 // (a value only one document has). The operand is checked and kept as
 // it is, its clear part dropped when nothing older is left for it to
 // clear; decoding and encoding it again would give the same bitmaps.
-func (m *bitmapMerge) single(includesBase bool) ([]byte, io.Closer, error) {
-	op := append(m.older, m.newer...)[0]
+func (m *bitmapMerge) single(includesBase bool) ([]byte, error) {
+	sp := append(m.older, m.newer...)[0]
+	op := m.buf[sp[0]:sp[1]]
 	_, clear, err := splitOperand(op)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if includesBase {
 		op = op[:len(op)-len(clear)]
 	}
-	return op, nil, nil
+	return op, nil
 }
+
+// sorted finishes a merge of operands that only set bits and hold
+// array containers alone, the usual merge of a flush: most posting keys
+// of a batch hold a few documents, and each batch in the memtable adds
+// one operand to them. Their numbers are read straight from the portable
+// bytes, joined (a concatenation when, as usual, each batch numbered its
+// documents after the one before) and encoded again by
+// encodeSortedOperand, with no bitmap built. ok is false when an operand
+// clears bits or holds another container, or when the result needs one
+// (encodeSortedOperand declines): union or the general merge then runs.
+func (m *bitmapMerge) sorted() (out []byte, ok bool, err error) {
+	nums := m.nums[:0]
+	ascending := true
+	err = m.each(func(op []byte) error {
+		set, clear, err := splitOperand(op)
+		if err != nil {
+			return err
+		}
+		if len(clear) > 0 {
+			return errNotArrays
+		}
+		n := len(nums)
+		if nums, ok = appendArrayNums(nums, set, math.MaxInt); !ok {
+			return errNotArrays
+		}
+		if n > 0 && len(nums) > n && nums[n] <= nums[n-1] {
+			ascending = false
+		}
+		return nil
+	})
+	m.nums = nums
+	if err == errNotArrays {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if !ascending {
+		slices.Sort(nums)
+		nums = slices.Compact(nums)
+	}
+	m.out, ok = encodeSortedOperand(m.out[:0], nums)
+	return m.out, ok, nil
+}
+
+// errNotArrays stops sorted's walk at an operand it cannot read.
+var errNotArrays = errors.New("not an operand of array containers")
 
 // union finishes a merge of operands that only set bits, a run of puts:
 // the result is the union of their sets, in any order. The sets are read
@@ -108,21 +208,26 @@ func (m *bitmapMerge) single(includesBase bool) ([]byte, io.Closer, error) {
 // and ORed one by one. ok is false when an operand clears bits.
 func (m *bitmapMerge) union() (out []byte, ok bool, err error) {
 	bms := make([]*roaring.Bitmap, 0, len(m.older)+len(m.newer))
-	for _, ops := range [][][]byte{m.older, m.newer} {
-		for _, op := range ops {
-			set, clear, err := splitOperand(op)
-			if err != nil {
-				return nil, false, err
-			}
-			if len(clear) > 0 {
-				return nil, false, nil
-			}
-			bm := roaring.New()
-			if _, err := bm.FromBuffer(set); err != nil {
-				return nil, false, fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
-			}
-			bms = append(bms, bm)
+	err = m.each(func(op []byte) error {
+		set, clear, err := splitOperand(op)
+		if err != nil {
+			return err
 		}
+		if len(clear) > 0 {
+			return errNotArrays
+		}
+		bm := roaring.New()
+		if _, err := bm.FromBuffer(set); err != nil {
+			return fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
+		}
+		bms = append(bms, bm)
+		return nil
+	})
+	if err == errNotArrays {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
 	}
 	out, err = encodeOperand(nil, roaring.FastOr(bms...), nil)
 	return out, true, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -20,6 +21,24 @@ type kv struct {
 	db    *pebble.DB
 	opts  *pebble.Options // as opened, with Pebble's defaults filled in: the Loader's tables follow them
 	fault *faultState     // disk faults: mutations are refused after one (kv_fault.go)
+	// writes counts the writes (applied batches, ingests) begun and
+	// ended, one each, like a sequence lock: odd while one is under way.
+	// Reads made while it stays even and unchanged saw the database as
+	// it still is (writeEpoch).
+	writes atomic.Uint64
+}
+
+// writeEpoch returns the write count; see kv.writes. Two equal even
+// counts read before and after some reads prove that no write began,
+// ran or became visible between them: Pebble publishes a batch before
+// Apply returns, and the count ends only after that.
+func (k *kv) writeEpoch() uint64 { return k.writes.Load() }
+
+// writing counts a write begun; the caller defers the func it returns,
+// which counts it ended.
+func (k *kv) writing() func() {
+	k.writes.Add(1)
+	return func() { k.writes.Add(1) }
 }
 
 // openKV opens (creating if needed) the Pebble database in dir. The
@@ -186,6 +205,7 @@ func (k *kv) apply(b *batch, sync bool) (err error) {
 	if err := k.fault.refusal(); err != nil {
 		return err
 	}
+	defer k.writing()()
 	defer k.recoverCommit(b, &err)
 	if !sync {
 		return k.db.Apply(b.b, pebble.NoSync)

@@ -79,6 +79,7 @@ func (k *kv) ingest(paths []string) error {
 	if err := k.db.Flush(); err != nil {
 		return fmt.Errorf("ingest: flush: %w", err)
 	}
+	defer k.writing()() // ingested keys are writes to readers of writeEpoch
 	if err := k.db.Ingest(context.Background(), paths); err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}

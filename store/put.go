@@ -60,20 +60,27 @@ func (s *Store) PutBatch(ctx context.Context, docs []Document) ([]Ref, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.commitPuts(ctx, prep)
+	return s.commitPuts(ctx, prep, s.probe(prep))
 }
 
 // commitPuts writes prepared documents in one batch under the writer lock
-// and waits for the fsync outside it.
-func (s *Store) commitPuts(ctx context.Context, docs []*Prepared) ([]Ref, error) {
+// and waits for the fsync outside it. pr is what probe found of them
+// before the lock, used when no write came between.
+func (s *Store) commitPuts(ctx context.Context, docs []*Prepared, pr probed) ([]Ref, error) {
 	s.mu.Lock()
 	if err := s.checkOpen(); err != nil {
 		s.mu.Unlock()
 		return nil, err
 	}
 	m := s.newMutation(ctx)
+	if pr.epoch%2 == 0 && s.kv.writeEpoch() == pr.epoch && len(pr.absent) == len(docs) {
+		m.mine = map[string]struct{}{}
+	}
 	refs := make([]Ref, len(docs))
 	for i, d := range docs {
+		if m.mine != nil {
+			m.absent = pr.absent[i]
+		}
 		ref, err := m.put(d)
 		if err != nil {
 			m.abort()
@@ -103,6 +110,11 @@ type mutation struct {
 	dry                 bool       // a DryRun: never indexed, never committed
 	cols                []column   // column entries set or cleared, published by finish
 	threads             pairlCache // PAIRL messages read or written by the mutation
+	// mine holds the reference and natural keys this mutation wrote,
+	// when commitPuts trusts what probe found absent (nil otherwise);
+	// absent is what probe found of the document being put.
+	mine   map[string]struct{}
+	absent absentKeys
 }
 
 func (s *Store) newMutation(ctx context.Context) *mutation {
@@ -194,7 +206,7 @@ func (m *mutation) put(pd *Prepared) (Ref, error) {
 	// this owner either: the reference count answers both, and the id
 	// key is read only for content that is stored. A new document with
 	// a natural key costs two point reads, one without costs one.
-	blob, n, err := m.refs(id)
+	blob, n, err := m.refsUnlessAbsent(id)
 	if err != nil {
 		return Ref{}, err
 	}
@@ -203,7 +215,7 @@ func (m *mutation) put(pd *Prepared) (Ref, error) {
 			return ref, err
 		}
 	}
-	if d.NaturalKey != "" {
+	if d.NaturalKey != "" && !m.knownAbsent(absentNatural, AppendNaturalKey(m.buf[:0], d.Kind, owner, d.NaturalKey)) {
 		if err := m.checkNaturalKey(id, d, owner); err != nil {
 			return Ref{}, replayOf(p, err)
 		}
@@ -223,6 +235,12 @@ func (m *mutation) put(pd *Prepared) (Ref, error) {
 		return Ref{}, err
 	}
 	m.writeDoc(num, &rec)
+	if m.mine != nil {
+		m.mine[string(AppendRefsKey(m.buf[:0], id))] = struct{}{}
+		if d.NaturalKey != "" {
+			m.mine[string(AppendNaturalKey(m.buf[:0], d.Kind, owner, d.NaturalKey))] = struct{}{}
+		}
+	}
 	if err := m.writeMessage(num, p, owner, msg); err != nil {
 		return Ref{}, err
 	}
@@ -370,6 +388,26 @@ func (m *mutation) setRecord(num uint32, rec *record, canonical []byte, blob uin
 	m.cols = append(m.cols, col)
 	m.buf, m.val = AppendRefsKey(m.buf[:0], rec.id), appendRefs(m.val[:0], rec.blob, n+1)
 	return m.w.set(m.buf, m.val)
+}
+
+// refsUnlessAbsent is refs, without the read when probe found no
+// reference count of id and the mutation wrote none.
+func (m *mutation) refsUnlessAbsent(id canon.ContentID) (uint32, uint64, error) {
+	if m.knownAbsent(absentRefs, AppendRefsKey(m.buf[:0], id)) {
+		return 0, 0, nil
+	}
+	return m.refs(id)
+}
+
+// knownAbsent reports whether key, of the kind what, is known absent
+// without a read: probe found it absent in the committed store, no write
+// came since (commitPuts checked), and this mutation has not written it.
+func (m *mutation) knownAbsent(what absentKeys, key []byte) bool {
+	if m.mine == nil || m.absent&what == 0 {
+		return false
+	}
+	_, wrote := m.mine[string(key)]
+	return !wrote
 }
 
 // refs returns the blob number of id and its reference count, 0 when the
