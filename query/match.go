@@ -71,8 +71,8 @@ func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.StoredDoc, 
 // nil (tests).
 func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.StoredDoc, records bool, tally *walkTally) (*Candidate, *Rejection, error) {
 	w := rawWalkers.Get().(*rawWalks)
-	w.rd.ResetCanonical(doc.JSON()) // a stored document is RFC 8785
-	w.ev, w.in = ev, in
+	w.rd.ResetCanonicalMemo(doc.JSON(), doc.ID, memberMemo) // a stored document is RFC 8785
+	w.ev, w.in, w.id = ev, in, doc.ID
 	defer w.release()
 	var walks docWalks = w
 	if tally != nil {
@@ -97,7 +97,16 @@ type rawWalks struct {
 	rd canon.Members
 	ev *eval.Evaluator
 	in *aql.Intent
+	id canon.ContentID // the document's, under which memberMemo keeps its table
 }
+
+// memberMemo keeps where the reads of the documents judged recently found
+// their root members (canon.MemberMemo), so that a document judged again
+// (a candidate of a query asked again, one of the store's first documents
+// that every listed rejection reads) is not skimmed again. Its entries are
+// keyed by content id, true of those bytes in any store and never stale.
+// 16,384 slots: about 4 MB once full of manifests' tables.
+var memberMemo = canon.NewMemberMemo(1 << 14)
 
 var rawWalkers = sync.Pool{New: func() any { return new(rawWalks) }}
 
@@ -113,6 +122,7 @@ func (w *rawWalks) apply() (canon.RawValue, []string, error) {
 
 // release returns w to its pool, holding nothing of the document.
 func (w *rawWalks) release() {
+	w.rd.Memo(w.id, memberMemo)
 	w.rd.Reset(nil)
 	w.ev, w.in = nil, nil
 	rawWalkers.Put(w)
