@@ -316,14 +316,13 @@ func (s *Store) fetchSequential(ctx context.Context, v *view, nums *roaring.Bitm
 		if !nums.Contains(num) {
 			return true, nil // records hold bodies: copy only the candidates'
 		}
-		var copied []byte
-		if l != nil {
-			l.value = append(l.value[:0], value...)
-			copied = l.value
-		} else {
-			copied = append([]byte(nil), value...)
+		// A lent document lives until the consumer asks for the next,
+		// which is within this call: it may hold Pebble's bytes, as the
+		// cursor's records do.
+		if l == nil {
+			value = append([]byte(nil), value...)
 		}
-		rec, err := decodeRecord(num, copied)
+		rec, err := decodeRecord(num, value)
 		if err != nil {
 			return false, err
 		}
