@@ -18,8 +18,8 @@ import (
 // Entries are keyed by content id, and a stored document's bytes are a
 // function of its content (the JSON view of a PAIRL text is derived from
 // it), so an entry never goes stale: no commit invalidates it. An entry
-// is restored only onto bytes of the size it was taken from, whose
-// members' names start where the entry says. What a Members finds is the
+// is restored only onto bytes of the size it was taken from, and only
+// if its offsets lie within them. What a Members finds is the
 // same with or without the memo; only what it skims differs.
 //
 // The memo holds a fixed number of entries, one per slot chosen by the
@@ -79,12 +79,15 @@ func (d *Members) ResetCanonicalMemo(b []byte, id ContentID, m *MemberMemo) {
 	d.next, d.front, d.broken = s.next, s.front, s.broken
 }
 
-// fits reports whether every span lies in b and names a member there: a
-// check that an entry belongs to these bytes, cheap beside a scan.
+// fits reports whether every span lies in b, in order: the content id
+// and the size say whose bytes these are, and this keeps a table that
+// is not theirs from slicing past them. It reads the entry only, not b:
+// on a million documents, touching every member's name to check it
+// missed the cache once a member and cost more than the lookups saved.
 func (s *memberState) fits(b []byte) bool {
 	for _, spans := range [2][]memoSpan{s.members, s.tail} {
 		for _, e := range spans {
-			if e.key >= e.keyEnd || e.keyEnd > e.value || e.value > e.valueEnd || int(e.valueEnd) > len(b) || b[e.key] != '"' {
+			if e.key >= e.keyEnd || e.keyEnd > e.value || e.value > e.valueEnd || int(e.valueEnd) > len(b) {
 				return false
 			}
 		}
