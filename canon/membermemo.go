@@ -23,7 +23,8 @@ import (
 // same with or without the memo; only what it skims differs.
 //
 // The memo holds a fixed number of entries, one per slot chosen by the
-// content id, a newer document taking an older one's slot. It is safe for
+// content id; a newer document takes the slot of an older one not read
+// again since it was stored or since the last newcomer was turned away. It is safe for
 // concurrent use; entries, once published, are never modified.
 type MemberMemo struct {
 	slots []atomic.Pointer[memberState]
@@ -33,6 +34,7 @@ type MemberMemo struct {
 // memberState is the read state of one document's Members table, as
 // offsets into its bytes.
 type memberState struct {
+	used        atomic.Bool // restored since it was stored, or since a newcomer was turned away
 	id          ContentID
 	size        int
 	next, front int
@@ -69,6 +71,9 @@ func (d *Members) ResetCanonicalMemo(b []byte, id ContentID, m *MemberMemo) {
 	s := m.slot(id).Load()
 	if s == nil || s.id != id || s.size != len(b) || !s.fits(b) {
 		return
+	}
+	if !s.used.Load() {
+		s.used.Store(true)
 	}
 	for _, e := range s.members {
 		d.members = append(d.members, e.entry(b))
@@ -108,7 +113,19 @@ func (d *Members) Memo(id ContentID, m *MemberMemo) {
 		return
 	}
 	p := m.slot(id)
-	if s := p.Load(); s != nil && s.id == id && s.size == len(d.b) && s.known() >= d.known() {
+	switch s := p.Load(); {
+	case s == nil:
+	case s.id == id && s.size == len(d.b):
+		if s.known() >= d.known() {
+			return
+		}
+	case s.used.Load():
+		// A second chance, as a clock cache gives one: an entry
+		// restored since it was stored stays, and goes to the next
+		// newcomer unless it is restored again meanwhile. A query over
+		// more documents than the memo holds then does not replace
+		// every entry (and allocate a new one) at every document.
+		s.used.Store(false)
 		return
 	}
 	s := &memberState{id: id, size: len(d.b), next: d.next, front: d.front, broken: d.broken,

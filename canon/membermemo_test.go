@@ -113,3 +113,32 @@ func TestMemberMemoNoAlloc(t *testing.T) {
 		t.Errorf("%v allocations per memoized read", n)
 	}
 }
+
+// TestMemberMemoSecondChance: an entry read again since it was stored
+// turns the next newcomer to its slot away, once; one not read again
+// gives its slot up.
+func TestMemberMemoSecondChance(t *testing.T) {
+	memo := NewMemberMemo(1)
+	a, b, c := []byte(`{"a":1,"z":2}`), []byte(`{"b":1,"z":2}`), []byte(`{"c":1,"z":2}`)
+	ida, idb, idc := sha256.Sum256(a), sha256.Sum256(b), sha256.Sum256(c)
+	var d Members
+	read := func(doc []byte, id ContentID) {
+		d.ResetCanonicalMemo(doc, id, memo)
+		d.lookup("z")
+		d.Memo(id, memo)
+	}
+	holds := func(step string, want ContentID) {
+		if got := memo.slot(want).Load(); got == nil || got.id != want {
+			t.Fatalf("%s: the slot does not hold the expected document", step)
+		}
+	}
+	read(a, ida)
+	holds("a stored", ida)
+	read(a, ida) // restored: used
+	read(b, idb)
+	holds("b turned away", ida)
+	read(b, idb)
+	holds("b stored once a was not read again", idb)
+	read(c, idc)
+	holds("c stored over b, never read again", idc)
+}
