@@ -124,14 +124,22 @@ func (d *Members) scanOne() bool {
 
 // lookup is rawMember over the root: the first member named name.
 func (d *Members) lookup(name string) (key, value []byte, ok bool) {
-	if d.canonical && d.next >= 0 && lateName(name) {
-		for i := range d.tail {
-			if e := &d.tail[i]; rawNameEquals(e.key, name) {
-				return e.key, e.value, true
-			}
+	if d.canonical && lateName(name) {
+		if d.next < 0 && !d.broken {
+			// Every member is in the table (a memo restores whole
+			// tables): compare from the end, where a late name lies,
+			// rather than touch the name of every member before it.
+			return d.lastNamed(d.members, name)
 		}
-		if key, value, found, sure := d.lookupBack(name); sure {
-			return key, value, found
+		if d.next >= 0 {
+			for i := range d.tail {
+				if e := &d.tail[i]; rawNameEquals(e.key, name) {
+					return e.key, e.value, true
+				}
+			}
+			if key, value, found, sure := d.lookupBack(name); sure {
+				return key, value, found
+			}
 		}
 	}
 	for i := 0; ; i++ {
@@ -143,6 +151,19 @@ func (d *Members) lookup(name string) (key, value []byte, ok bool) {
 			return k, v, true
 		}
 	}
+}
+
+// lastNamed is the last of entries named name. A canonical object names
+// each member once, so it is also the first: searched from the end, a
+// late name is found comparing few names, each of which reads the
+// document's bytes where the name lies.
+func (d *Members) lastNamed(entries []rawEntry, name string) (key, value []byte, ok bool) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := &entries[i]; rawNameEquals(e.key, name) {
+			return e.key, e.value, true
+		}
+	}
+	return nil, nil, false
 }
 
 // EachMember is EachMember(d.Bytes(), fn), through the table: fn gets the
@@ -205,10 +226,8 @@ func lateName(name string) bool { return len(name) > 0 && name[0] > 'm' }
 // is false when the bytes are not what they should be: the scan from the
 // start then decides.
 func (d *Members) lookupBack(name string) (key, value []byte, found, sure bool) {
-	for i := range d.members { // read from the start already
-		if e := &d.members[i]; rawNameEquals(e.key, name) {
-			return e.key, e.value, true, true
-		}
+	if key, value, found := d.lastNamed(d.members, name); found { // read from the start already
+		return key, value, true, true
 	}
 	for d.front > d.next {
 		end := d.front // the root's closing brace, or a comma before front

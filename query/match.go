@@ -64,15 +64,17 @@ var dropped = &Rejection{}
 // member like "tool" after most of the bytes) is skimmed once, not once
 // per walk.
 func judge(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.StoredDoc, records bool) (*Candidate, *Rejection, error) {
-	return judgeCounting(ev, in, at, doc, records, nil)
+	return judgeCounting(ev, in, at, doc, records, nil, memberMemo)
 }
 
 // judgeCounting is judge counting its walks into tally when it is not
-// nil (tests).
-func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.StoredDoc, records bool, tally *walkTally) (*Candidate, *Rejection, error) {
+// nil (tests), and reading the document's root through memo (none when
+// nil).
+func judgeCounting(ev *eval.Evaluator, in *aql.Intent, at string, doc *store.StoredDoc, records bool, tally *walkTally,
+	memo *canon.MemberMemo) (*Candidate, *Rejection, error) {
 	w := rawWalkers.Get().(*rawWalks)
-	w.rd.ResetCanonical(doc.JSON()) // a stored document is RFC 8785
-	w.ev, w.in = ev, in
+	w.rd.ResetCanonicalMemo(doc.JSON(), doc.ID, memo) // a stored document is RFC 8785
+	w.ev, w.in, w.id, w.memo = ev, in, doc.ID, memo
 	defer w.release()
 	var walks docWalks = w
 	if tally != nil {
@@ -94,9 +96,35 @@ type docWalks interface {
 // table's storage is worth reusing, so judging a document builds no
 // closures.
 type rawWalks struct {
-	rd canon.Members
-	ev *eval.Evaluator
-	in *aql.Intent
+	rd   canon.Members
+	ev   *eval.Evaluator
+	in   *aql.Intent
+	id   canon.ContentID   // the document's, under which memo keeps its table
+	memo *canon.MemberMemo // nil: none
+}
+
+// memberMemo keeps where the reads of the documents judged recently found
+// their root members (canon.MemberMemo), so that a document judged again
+// (a candidate of a query asked again, one of the store's first documents
+// that every listed rejection reads) is not skimmed again. Its entries are
+// keyed by content id, true of those bytes in any store and never stale.
+// 16,384 slots: about 4 MB once full of manifests' tables.
+var memberMemo = canon.NewMemberMemo(1 << 14)
+
+// memoMaxDocs is the most documents one judging reads through
+// memberMemo: a quarter of its slots. A larger set (a 10% equality of a
+// million manifests judges 100,000) would only replace entries, a new one
+// allocated per document, and push out the documents queries ask for
+// again.
+const memoMaxDocs = 1 << 12
+
+// memoFor returns the memo for judging n documents: memberMemo, or nil
+// beyond memoMaxDocs.
+func memoFor(n uint64) *canon.MemberMemo {
+	if n > memoMaxDocs {
+		return nil
+	}
+	return memberMemo
 }
 
 var rawWalkers = sync.Pool{New: func() any { return new(rawWalks) }}
@@ -113,8 +141,9 @@ func (w *rawWalks) apply() (canon.RawValue, []string, error) {
 
 // release returns w to its pool, holding nothing of the document.
 func (w *rawWalks) release() {
+	w.rd.Memo(w.id, w.memo)
 	w.rd.Reset(nil)
-	w.ev, w.in = nil, nil
+	w.ev, w.in, w.memo = nil, nil, nil
 	rawWalkers.Put(w)
 }
 

@@ -167,3 +167,16 @@ func TestFullScanJudgesOnBytes(t *testing.T) {
 		t.Errorf("the scan judging on bytes answers\n%s\nwhere the full judgment answers\n%s", a, b)
 	}
 }
+
+// TestMemoFor: judging reads documents' roots through the memo only
+// for sets a quarter of its size or smaller.
+func TestMemoFor(t *testing.T) {
+	for _, tc := range []struct {
+		n    uint64
+		want bool
+	}{{0, true}, {1, true}, {memoMaxDocs, true}, {memoMaxDocs + 1, false}, {1 << 20, false}} {
+		if got := memoFor(tc.n) != nil; got != tc.want {
+			t.Errorf("memoFor(%d): memo %v, want %v", tc.n, got, tc.want)
+		}
+	}
+}

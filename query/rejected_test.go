@@ -99,3 +99,26 @@ func firstDiff(a, b []uint32) int {
 	}
 	return min(len(a), len(b))
 }
+
+// TestAdjacent: the listed rejections are read with one cursor stepping
+// over the records between them only when the walk visits fewer than
+// twice as many records as it reads.
+func TestAdjacent(t *testing.T) {
+	for _, tc := range []struct {
+		nums []uint32
+		want bool
+	}{
+		{nil, false},
+		{[]uint32{7}, false},
+		{[]uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, true},
+		{[]uint32{0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11}, true}, // a point query's candidate among them
+		{[]uint32{0, 3}, true},
+		{[]uint32{0, 4}, false},
+		{[]uint32{0, 2, 4, 6}, true},
+		{[]uint32{0, 1000, 2000}, false},
+	} {
+		if got := adjacent(roaring.BitmapOf(tc.nums...)); got != tc.want {
+			t.Errorf("%v: adjacent %v, want %v", tc.nums, got, tc.want)
+		}
+	}
+}

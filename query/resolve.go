@@ -115,20 +115,21 @@ type resolution struct {
 	nReject  int
 	nEval    int
 	decision int
-	cursor   *cursorState  // nil on the first page
-	lazy     *lazyState    // set when the page is judged after ranking (lazy.go)
-	noLazy   bool          // a lazy attempt met documents unlike the index
-	exact    bool          // the candidates are the plan's and the plan is exact: each satisfies the constraints
-	matched  bool          // keeper matched the document it let through: it satisfies the constraints
-	pre      *prejudgedSet // the walks a parallel scan's workers did for the documents they passed
-	top      *topState     // a page of a full scan kept in a bounded heap (topk.go); nil otherwise
+	cursor   *cursorState      // nil on the first page
+	lazy     *lazyState        // set when the page is judged after ranking (lazy.go)
+	noLazy   bool              // a lazy attempt met documents unlike the index
+	exact    bool              // the candidates are the plan's and the plan is exact: each satisfies the constraints
+	matched  bool              // keeper matched the document it let through: it satisfies the constraints
+	pre      *prejudgedSet     // the walks a parallel scan's workers did for the documents they passed
+	top      *topState         // a page of a full scan kept in a bounded heap (topk.go); nil otherwise
+	memo     *canon.MemberMemo // what judge reads documents' roots through: nil when it judges too many (memoFor)
 }
 
 func newResolution(in *aql.Intent, o *Options) *resolution {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return &resolution{in: in, o: o, ev: eval.New(), id: hex.EncodeToString(b[:]),
-		at: o.At.Format(time.RFC3339Nano)}
+		at: o.At.Format(time.RFC3339Nano), memo: memberMemo}
 }
 
 // enumerate evaluates the candidates (R2, R3, R4) in document-number
@@ -150,9 +151,11 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 			return err
 		}
 		r.exact = planExact(plan)
+		r.memo = memoFor(plan.Candidates.GetCardinality())
 		if err := r.considerCandidates(ctx, s, plan); err != nil {
 			return err
 		}
+		r.memo = memberMemo // the rejections listed are few
 		// What the plan excluded is rejected too, and listed as the full
 		// scan lists it (rejected.go).
 		return r.listExcluded(ctx, s, plan.Universe, plan.Candidates)
@@ -160,6 +163,7 @@ func (r *resolution) enumerate(ctx context.Context, s *store.Store) error {
 	if err := r.startTop(ctx, s); err != nil {
 		return err
 	}
+	r.memo = nil // a full scan judges every document that matches
 	if err := r.considerAll(r.fullScan(ctx, s)); err != nil {
 		return err
 	}
@@ -210,13 +214,14 @@ const pageParallelMin = 64
 func (r *resolution) judgeAll(ctx context.Context, s *store.Store, nums *roaring.Bitmap) iter.Seq2[verdict, error] {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 || r.o.walks != nil || nums.GetCardinality() < pageParallelMin {
+		memo := memoFor(nums.GetCardinality())
 		return func(yield func(verdict, error) bool) {
 			for doc, err := range s.FetchLent(ctx, nums, false, nil) {
 				if err != nil {
 					yield(verdict{}, err)
 					return
 				}
-				c, rej, err := r.judge(doc, true)
+				c, rej, err := judgeCounting(r.ev, r.in, r.at, doc, true, r.o.walks, memo)
 				if err != nil {
 					yield(verdict{}, err)
 					return
@@ -251,8 +256,9 @@ func (r *resolution) judgeParallel(ctx context.Context, s *store.Store, nums *ro
 		evs[i] = eval.New()
 		evs[i].SetDone(ctx.Done())
 	}
+	memo := memoFor(nums.GetCardinality())
 	return store.FetchParallel(ctx, s, nums, workers, func(w int, doc *store.StoredDoc) (verdict, error) {
-		c, rej, err := judge(evs[w], r.in, r.at, doc, true)
+		c, rej, err := judgeCounting(evs[w], r.in, r.at, doc, true, nil, memo)
 		return verdict{num: doc.Num, c: c, rej: rej, err: err}, nil
 	})
 }
@@ -482,7 +488,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // judge judges doc for this resolution (match.go).
 func (r *resolution) judge(doc *store.StoredDoc, records bool) (*Candidate, *Rejection, error) {
-	return judgeCounting(r.ev, r.in, r.at, doc, records, r.o.walks)
+	return judgeCounting(r.ev, r.in, r.at, doc, records, r.o.walks, r.memo)
 }
 
 // prejudged is what a worker of a parallel scan found walking a document

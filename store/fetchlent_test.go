@@ -67,3 +67,35 @@ func TestFetchLent(t *testing.T) {
 		t.Errorf("FetchLent: %.0f allocations for %.0f documents, Fetch %.0f; want at least one fewer per document", lent, n, given)
 	}
 }
+
+// TestFetchLentAllocatesNoDocument: a lent fetch reads every document
+// into the same StoredDoc and record, by cursor and sequentially: what
+// it allocates does not grow with the documents read.
+func TestFetchLentAllocatesNoDocument(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	var batch []Document
+	for i := range 300 {
+		batch = append(batch, Document{Body: []byte(fmt.Sprintf(`{"n":%d,"pad":"%0200d"}`, i, i)), Kind: canon.KindJSON})
+	}
+	if _, err := s.PutBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	count := func(nums *roaring.Bitmap, sequential bool) {
+		for _, err := range s.FetchLent(ctx, nums, sequential, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, sequential := range []bool{false, true} {
+		few, many := roaring.New(), roaring.New()
+		few.AddRange(1, 11)
+		many.AddRange(1, 291)
+		a := testing.AllocsPerRun(10, func() { count(few, sequential) })
+		b := testing.AllocsPerRun(10, func() { count(many, sequential) })
+		if b-a > 28 { // a tenth of an allocation per document more
+			t.Errorf("sequential %v: %.0f allocations for 10 documents, %.0f for 290", sequential, a, b)
+		}
+	}
+}

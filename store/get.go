@@ -216,9 +216,11 @@ func yieldDoc(yield func(*StoredDoc, error) bool, bs *bodies, principal reader, 
 	if keep != nil && rec.kind != canon.KindPAIRL && !keep(num, body) {
 		return nil
 	}
-	doc := new(StoredDoc)
+	var doc *StoredDoc
 	if l != nil {
 		doc = &l.doc
+	} else {
+		doc = new(StoredDoc)
 	}
 	if err := fillDoc(doc, num, rec, body); err != nil {
 		return err
@@ -251,12 +253,15 @@ func (s *Store) fetchPoints(ctx context.Context, v *view, nums *roaring.Bitmap, 
 func eachRecord(ctx context.Context, nums *roaring.Bitmap, read func(num uint32) (record, bool, error),
 	emit func(uint32, *record) error) error {
 	it := nums.Iterator()
+	var rec record // one for every record: emit keeps no pointer to it
 	for it.HasNext() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		num := it.Next()
-		rec, found, err := read(num)
+		var found bool
+		var err error
+		rec, found, err = read(num)
 		if err != nil {
 			return err
 		}
@@ -308,6 +313,7 @@ func (s *Store) fetchSequential(ctx context.Context, v *view, nums *roaring.Bitm
 	if nums.Maximum() == ^uint32(0) {
 		end = prefixEnd([]byte{prefixDoc})
 	}
+	var rec record // one for every record: emit keeps no pointer to it
 	return v.visit(start, end, func(key, value []byte) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -316,15 +322,14 @@ func (s *Store) fetchSequential(ctx context.Context, v *view, nums *roaring.Bitm
 		if !nums.Contains(num) {
 			return true, nil // records hold bodies: copy only the candidates'
 		}
-		var copied []byte
-		if l != nil {
-			l.value = append(l.value[:0], value...)
-			copied = l.value
-		} else {
-			copied = append([]byte(nil), value...)
+		// A lent document lives until the consumer asks for the next,
+		// which is within this call: it may hold Pebble's bytes, as the
+		// cursor's records do.
+		if l == nil {
+			value = append([]byte(nil), value...)
 		}
-		rec, err := decodeRecord(num, copied)
-		if err != nil {
+		var err error
+		if rec, err = decodeRecord(num, value); err != nil {
 			return false, err
 		}
 		return true, emit(num, &rec)
