@@ -46,9 +46,6 @@ func (b *aqlstoreBackend) Version() string { return "aqlstore " + moduleVersion(
 
 // Load stores the corpus as `aqlstore put` does: a store.Loader, fed
 // batch documents at a time prepared on every core, ingested in one step.
-// The next batch is generated and prepared while the one before it is
-// added, as put's workers run ahead of its writer: batch by batch in
-// turn, the cores waited on the one goroutine that adds, and it on them.
 func (b *aqlstoreBackend) Load(ctx context.Context, src *Source, batch int, progress func(int)) (LoadStats, error) {
 	start := time.Now()
 	l, err := b.s.NewLoader(ctx, nil)
@@ -56,65 +53,33 @@ func (b *aqlstoreBackend) Load(ctx context.Context, src *Source, batch int, prog
 		return LoadStats{}, err
 	}
 	defer l.Abort()
-	type prepared struct {
-		docs []*store.Prepared
-		done int // documents of the corpus generated once this batch is added
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ready := make(chan prepared, 1)
-	var genErr error
-	go func() {
-		defer close(ready)
-		docs := make([]store.Document, 0, batch)
-		send := func(done int) error {
-			if len(docs) == 0 {
-				return nil
-			}
-			prep, err := b.s.PrepareAll(ctx, docs)
-			if err != nil {
-				return err
-			}
-			docs = make([]store.Document, 0, batch) // the prepared documents keep the bodies
-			select {
-			case ready <- prepared{prep, done}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		err := src.Each(ctx, func(i int, _ string, body []byte) error {
-			docs = append(docs, store.Document{Body: append([]byte(nil), body...), Kind: canon.KindManifest})
-			if len(docs) == batch {
-				return send(i + 1)
-			}
+	docs := make([]store.Document, 0, batch)
+	flush := func(done int) error {
+		if len(docs) == 0 {
 			return nil
-		})
-		if err == nil {
-			err = send(src.N)
 		}
-		genErr = err
-	}()
-	for p := range ready {
-		if err == nil {
-			err = ctx.Err()
-		}
+		prep, err := b.s.PrepareAll(ctx, docs)
 		if err != nil {
-			continue // drain, so the producer ends
+			return err
 		}
-		for i, pd := range p.docs {
-			if _, err = l.Add(pd); err != nil {
-				err = fmt.Errorf("document %d: %w", p.done-len(p.docs)+i+1, err)
-				cancel()
-				break
+		for i, pd := range prep {
+			if _, err := l.Add(pd); err != nil {
+				return fmt.Errorf("document %d: %w", done-len(docs)+i+1, err)
 			}
 		}
-		if err == nil {
-			progress(p.done)
-		}
+		docs = docs[:0]
+		progress(done)
+		return nil
 	}
+	err = src.Each(ctx, func(i int, _ string, body []byte) error {
+		docs = append(docs, store.Document{Body: append([]byte(nil), body...), Kind: canon.KindManifest})
+		if len(docs) == batch {
+			return flush(i + 1)
+		}
+		return nil
+	})
 	if err == nil {
-		err = genErr
+		err = flush(src.N)
 	}
 	if err == nil {
 		err = l.Commit()
