@@ -18,10 +18,9 @@ func TestMemberMemoMatchesResolve(t *testing.T) {
 	var d Members
 	rapid.Check(t, func(t *rapid.T) {
 		type doc struct {
-			c   []byte
-			v   any
-			id  ContentID
-			ptr []*Pointer
+			c  []byte
+			v  any
+			id ContentID
 		}
 		docs := make([]doc, rapid.IntRange(1, 3).Draw(t, "docs"))
 		for i := range docs {
