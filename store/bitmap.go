@@ -166,14 +166,7 @@ func (m *bitmapMerge) single(includesBase bool) ([]byte, error) {
 func (m *bitmapMerge) sorted() (out []byte, ok bool, err error) {
 	nums := m.nums[:0]
 	ascending := true
-	err = m.each(func(op []byte) error {
-		set, clear, err := splitOperand(op)
-		if err != nil {
-			return err
-		}
-		if len(clear) > 0 {
-			return errNotArrays
-		}
+	err = m.eachSet(func(set []byte) error {
 		n := len(nums)
 		if nums, ok = appendArrayNums(nums, set, math.MaxInt); !ok {
 			return errNotArrays
@@ -198,7 +191,23 @@ func (m *bitmapMerge) sorted() (out []byte, ok bool, err error) {
 	return m.out, ok, nil
 }
 
-// errNotArrays stops sorted's walk at an operand it cannot read.
+// eachSet calls fn with the set part of every operand, oldest first;
+// errNotArrays at the first operand that clears bits.
+func (m *bitmapMerge) eachSet(fn func(set []byte) error) error {
+	return m.each(func(op []byte) error {
+		set, clear, err := splitOperand(op)
+		if err != nil {
+			return err
+		}
+		if len(clear) > 0 {
+			return errNotArrays
+		}
+		return fn(set)
+	})
+}
+
+// errNotArrays stops sorted's walk at an operand it cannot read, and
+// union's at one that clears bits.
 var errNotArrays = errors.New("not an operand of array containers")
 
 // union finishes a merge of operands that only set bits, a run of puts:
@@ -208,14 +217,7 @@ var errNotArrays = errors.New("not an operand of array containers")
 // and ORed one by one. ok is false when an operand clears bits.
 func (m *bitmapMerge) union() (out []byte, ok bool, err error) {
 	bms := make([]*roaring.Bitmap, 0, len(m.older)+len(m.newer))
-	err = m.each(func(op []byte) error {
-		set, clear, err := splitOperand(op)
-		if err != nil {
-			return err
-		}
-		if len(clear) > 0 {
-			return errNotArrays
-		}
+	err = m.eachSet(func(set []byte) error {
 		bm := roaring.New()
 		if _, err := bm.FromBuffer(set); err != nil {
 			return fmt.Errorf("%w: posting bitmap: %v", ErrCorrupt, err)
