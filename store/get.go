@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -175,18 +177,39 @@ func (s *Store) fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool
 }
 
 // fetchInto is fetch lending its documents from l (FetchLent), or giving
-// them when l is nil.
+// them when l is nil. A fetch of a few documents that the store read at
+// its current write count takes them from s.hot (hotdocs.go), and one
+// that reads them leaves them there.
 func (s *Store) fetchInto(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep, l *lender) iter.Seq2[*StoredDoc, error] {
 	return func(yield func(*StoredDoc, error) bool) {
 		principal := s.readerOf(ctx)
-		few := !sequential && nums.GetCardinality() <= fewCandidates // a handful of point reads (fetchfew.go)
+		n := nums.GetCardinality()
+		epoch, hot := s.kv.writeEpoch(), n > 0 && n <= hotFetchMax
+		hot = hot && epoch%2 == 0 // even: no write under way
+		if hot {
+			if err := s.fetchHot(ctx, nums, epoch, keep, l, yield); err != errHotMiss {
+				if err != nil && err != errStopScan {
+					yield(nil, err)
+				}
+				return
+			}
+		}
+		few := !sequential && n <= fewCandidates // a handful of point reads (fetchfew.go)
 		read := s.read
 		if few {
 			read = s.readFew
 		}
 		err := read(func(v *view, bs *bodies) error {
 			emit := func(num uint32, rec *record) error {
-				return yieldDoc(yield, bs, principal, num, rec, keep, l)
+				if !hot {
+					return yieldDoc(yield, bs, principal, num, rec, keep, l)
+				}
+				body, err := bs.body(num, rec)
+				if err != nil {
+					return fmt.Errorf("store: %w", err)
+				}
+				s.hot.note(s.kv, epoch, num, rec, body)
+				return yieldBody(yield, v.get, principal, num, rec, body, keep, l)
 			}
 			switch {
 			case sequential:
@@ -202,6 +225,41 @@ func (s *Store) fetchInto(ctx context.Context, nums *roaring.Bitmap, sequential 
 	}
 }
 
+// errHotMiss says fetchHot found a document of the fetch missing from
+// the cache, before it yielded anything.
+var errHotMiss = errors.New("store: not every document of the fetch is cached")
+
+// fetchHot yields the documents of nums from s.hot when every one of
+// them is there at write count epoch; errHotMiss, having yielded
+// nothing, when one is not. Whether principal may see each is read from
+// a view of the store as it is.
+func (s *Store) fetchHot(ctx context.Context, nums *roaring.Bitmap, epoch uint64, keep Keep, l *lender,
+	yield func(*StoredDoc, error) bool) error {
+	var buf [16]*hotDoc
+	docs, ok := s.hot.lookup(nums, epoch, buf[:0])
+	if !ok {
+		return errHotMiss
+	}
+	hotHits.Add(1)
+	principal := s.readerOf(ctx)
+	return s.readFew(func(v *view, _ *bodies) error {
+		it := nums.Iterator()
+		for _, d := range docs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rec, body := d.rec, d.body // a lent document may read the cache's bytes, never change them
+			if l == nil {
+				body = bytes.Clone(body) // a given document is the caller's own
+			}
+			if err := yieldBody(yield, v.get, principal, it.Next(), &rec, body, keep, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // yieldDoc reads document num and yields it when principal may see it
 // and keep (when not nil) accepts its JSON bytes; errStopScan when the
 // consumer stops. The Doc is l's when l is not nil (FetchLent).
@@ -213,6 +271,20 @@ func yieldDoc(yield func(*StoredDoc, error) bool, bs *bodies, principal reader, 
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
+	return yieldSeen(yield, num, rec, body, keep, l)
+}
+
+// yieldBody is yieldDoc of the body already read; get reads the grants.
+func yieldBody(yield func(*StoredDoc, error) bool, get func(key, dst []byte) ([]byte, bool, error), principal reader,
+	num uint32, rec *record, body []byte, keep Keep, l *lender) error {
+	if ok, err := sees(get, principal, num, rec.owner); err != nil || !ok {
+		return err
+	}
+	return yieldSeen(yield, num, rec, body, keep, l)
+}
+
+// yieldSeen is yieldBody of a document principal may see.
+func yieldSeen(yield func(*StoredDoc, error) bool, num uint32, rec *record, body []byte, keep Keep, l *lender) error {
 	if keep != nil && rec.kind != canon.KindPAIRL && !keep(num, body) {
 		return nil
 	}

@@ -23,6 +23,7 @@ type Store struct {
 	changed chan struct{} // closed and replaced when the head moves (watch.go)
 
 	grants grantCache // each reader's granted documents (grant.go)
+	hot    hotDocs    // the documents small fetches read, until the next write (hotdocs.go)
 
 	cols      atomic.Pointer[Columns] // as of the last commit (columns.go)
 	colTables columnTables            // the writer's kind and owner tables; guarded by mu
