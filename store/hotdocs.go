@@ -24,6 +24,7 @@ type hotDocs struct {
 	mu    sync.Mutex
 	epoch uint64 // the write count the entries were read at
 	docs  map[uint32]*hotDoc
+	bytes int // the entries' bodies and signals
 }
 
 // hotDoc is one document's record and body, its own copies.
@@ -38,9 +39,14 @@ type hotDoc struct {
 // that tests can turn the cache off (0) and compare.
 var hotFetchMax uint64 = 16
 
-// hotMax bounds the entries (about 3 KB each for a manifest); past it
-// an arbitrary one leaves.
-const hotMax = 1024
+// hotMax bounds the entries (about 3 KB each for a manifest) and
+// hotMaxBytes their bytes; past either an arbitrary one leaves. A
+// document larger than hotDocMaxBytes is never kept.
+const (
+	hotMax         = 1024
+	hotMaxBytes    = 8 << 20
+	hotDocMaxBytes = 64 << 10
+)
 
 // hotHits counts the fetches the cache served, for tests.
 var hotHits atomic.Int64
@@ -73,20 +79,26 @@ func (h *hotDocs) note(k *kv, epoch uint64, num uint32, rec *record, body []byte
 	if k.writeEpoch() != epoch {
 		return // a write began since the read: it may have changed what was read
 	}
+	size := len(body) + len(rec.signals)
+	if size > hotDocMaxBytes {
+		return
+	}
 	if h.epoch != epoch || h.docs == nil {
-		h.epoch, h.docs = epoch, make(map[uint32]*hotDoc)
+		h.epoch, h.docs, h.bytes = epoch, make(map[uint32]*hotDoc), 0
 	}
 	if _, ok := h.docs[num]; ok {
 		return
 	}
-	if len(h.docs) >= hotMax {
-		for n := range h.docs {
-			delete(h.docs, n)
+	for n, d := range h.docs {
+		if len(h.docs) < hotMax && h.bytes+size <= hotMaxBytes {
 			break
 		}
+		delete(h.docs, n)
+		h.bytes -= len(d.body) + len(d.rec.signals)
 	}
 	d := &hotDoc{rec: *rec, body: bytes.Clone(body)}
 	d.rec.signals = bytes.Clone(rec.signals)
 	d.rec.inline = nil // the body is kept whole; the record needs none of its bytes
 	h.docs[num] = d
+	h.bytes += size
 }

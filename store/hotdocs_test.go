@@ -145,3 +145,26 @@ func TestHotDocsAfterWrite(t *testing.T) {
 		t.Fatalf("after a delete: %d documents, %d served from the cache; want 2 and 0", len(got), hotHits.Load()-hits)
 	}
 }
+
+// TestHotDocsBounded: the cache keeps at most hotMax documents and
+// hotMaxBytes of them, counts its bytes exactly, and never keeps a
+// document larger than hotDocMaxBytes.
+func TestHotDocsBounded(t *testing.T) {
+	var h hotDocs
+	k := &kv{}
+	body := bytes.Repeat([]byte("x"), 12<<10)
+	for n := uint32(1); n <= 3*hotMax; n++ {
+		h.note(k, 0, n, &record{signals: []byte(`{"score":1}`)}, body[:len(body)-int(n%100)])
+	}
+	sum := 0
+	for _, d := range h.docs {
+		sum += len(d.body) + len(d.rec.signals)
+	}
+	if len(h.docs) > hotMax || h.bytes > hotMaxBytes || h.bytes != sum {
+		t.Fatalf("%d documents, %d bytes counted, %d held: bounds %d and %d", len(h.docs), h.bytes, sum, hotMax, hotMaxBytes)
+	}
+	h.note(k, 0, 1<<30, &record{}, make([]byte, hotDocMaxBytes+1))
+	if _, ok := h.docs[1<<30]; ok {
+		t.Fatal("a document larger than hotDocMaxBytes was kept")
+	}
+}
