@@ -30,6 +30,15 @@ func fetchAll(t *rapid.T, s *Store, principal string, nums *roaring.Bitmap, few 
 	return out
 }
 
+// otherTenant is the test tenant that is not owner: a grantee for a
+// document owner holds.
+func otherTenant(owner string) string {
+	if owner == "did:key:alice" {
+		return "did:key:bob"
+	}
+	return "did:key:alice"
+}
+
 var fetchFewCompared, fetchFewNonEmpty, fetchFewShared, fetchFewGranted, fetchFewSeenGranted atomic.Int64
 
 // TestFetchFewMatchesCursors holds Fetch's point reads (a handful of
@@ -63,10 +72,7 @@ func TestFetchFewMatchesCursors(t *testing.T) {
 			if ref.Owner == Public || rapid.IntRange(0, 2).Draw(t, "grant") != 0 {
 				continue
 			}
-			grantee := "did:key:alice"
-			if ref.Owner == grantee {
-				grantee = "did:key:bob"
-			}
+			grantee := otherTenant(ref.Owner)
 			err := s.Grant(WithPrincipal(context.Background(), ref.Owner), Ref{Num: ref.Num}, grantee)
 			if err != nil && !errors.Is(err, ErrNotFound) {
 				t.Fatalf("grant %d to %s: %v", ref.Num, grantee, err)

@@ -184,10 +184,10 @@ func (s *Store) fetchInto(ctx context.Context, nums *roaring.Bitmap, sequential 
 	return func(yield func(*StoredDoc, error) bool) {
 		principal := s.readerOf(ctx)
 		n := nums.GetCardinality()
-		epoch, hot := s.kv.writeEpoch(), n > 0 && n <= hotFetchMax
-		hot = hot && epoch%2 == 0 // even: no write under way
+		epoch := s.kv.writeEpoch()
+		hot := n > 0 && n <= hotFetchMax && quiet(epoch)
 		if hot {
-			if err := s.fetchHot(ctx, nums, epoch, keep, l, yield); err != errHotMiss {
+			if err := s.fetchHot(ctx, principal, nums, epoch, keep, l, yield); err != errHotMiss {
 				if err != nil && err != errStopScan {
 					yield(nil, err)
 				}
@@ -233,7 +233,7 @@ var errHotMiss = errors.New("store: not every document of the fetch is cached")
 // them is there at write count epoch; errHotMiss, having yielded
 // nothing, when one is not. Whether principal may see each is read from
 // a view of the store as it is.
-func (s *Store) fetchHot(ctx context.Context, nums *roaring.Bitmap, epoch uint64, keep Keep, l *lender,
+func (s *Store) fetchHot(ctx context.Context, principal reader, nums *roaring.Bitmap, epoch uint64, keep Keep, l *lender,
 	yield func(*StoredDoc, error) bool) error {
 	var buf [16]*hotDoc
 	docs, ok := s.hot.lookup(nums, epoch, buf[:0])
@@ -241,7 +241,6 @@ func (s *Store) fetchHot(ctx context.Context, nums *roaring.Bitmap, epoch uint64
 		return errHotMiss
 	}
 	hotHits.Add(1)
-	principal := s.readerOf(ctx)
 	return s.readFew(func(v *view, _ *bodies) error {
 		it := nums.Iterator()
 		for _, d := range docs {

@@ -76,7 +76,7 @@ func (h *hotDocs) lookup(nums *roaring.Bitmap, epoch uint64, out []*hotDoc) ([]*
 func (h *hotDocs) note(k *kv, epoch uint64, num uint32, rec *record, body []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if k.writeEpoch() != epoch {
+	if !k.unchangedSince(epoch) {
 		return // a write began since the read: it may have changed what was read
 	}
 	size := len(body) + len(rec.signals)

@@ -71,10 +71,7 @@ func TestHotDocsEqualUncached(t *testing.T) {
 				if ref.Owner == Public {
 					continue
 				}
-				grantee := "did:key:alice"
-				if ref.Owner == grantee {
-					grantee = "did:key:bob"
-				}
+				grantee := otherTenant(ref.Owner)
 				err := s.Grant(WithPrincipal(context.Background(), ref.Owner), Ref{Num: ref.Num}, grantee)
 				if err != nil && !errors.Is(err, ErrNotFound) {
 					t.Fatalf("grant: %v", err)

@@ -34,6 +34,15 @@ type kv struct {
 // Apply returns, and the count ends only after that.
 func (k *kv) writeEpoch() uint64 { return k.writes.Load() }
 
+// quiet reports whether epoch, a write count read earlier, shows no
+// write under way then: reads begun after it see every write before it.
+func quiet(epoch uint64) bool { return epoch%2 == 0 }
+
+// unchangedSince reports whether no write began since epoch was read,
+// with none under way then: what reads begun after it saw is what the
+// store holds now.
+func (k *kv) unchangedSince(epoch uint64) bool { return quiet(epoch) && k.writeEpoch() == epoch }
+
 // writing counts a write begun; the caller defers the func it returns,
 // which counts it ended.
 func (k *kv) writing() func() {

@@ -73,7 +73,7 @@ func (s *Store) commitPuts(ctx context.Context, docs []*Prepared, pr probed) ([]
 		return nil, err
 	}
 	m := s.newMutation(ctx)
-	if pr.epoch%2 == 0 && s.kv.writeEpoch() == pr.epoch && len(pr.absent) == len(docs) {
+	if s.kv.unchangedSince(pr.epoch) && len(pr.absent) == len(docs) {
 		m.mine = map[string]struct{}{}
 	}
 	refs := make([]Ref, len(docs))

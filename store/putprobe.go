@@ -42,7 +42,7 @@ const probeMin = 8
 // the key to the writer, which reports it.
 func (s *Store) probe(docs []*Prepared) probed {
 	pr := probed{epoch: s.kv.writeEpoch()}
-	if pr.epoch%2 != 0 || len(docs) < probeMin {
+	if !quiet(pr.epoch) || len(docs) < probeMin {
 		return pr // a write under way: its keys may not be visible yet
 	}
 	pr.absent = make([]absentKeys, len(docs))
