@@ -135,7 +135,7 @@ func (r *resolution) tryLazy(ctx context.Context, s *store.Store, plan *Plan) (b
 	// Every visible document not accepted is rejected, whether the plan
 	// excluded it or the projection refuses it; the page lists the first
 	// of them in document order, as the full scan does (rejected.go).
-	r.nReject = int(plan.Universe.GetCardinality() - accepted.AndCardinality(plan.Universe))
+	r.nReject = excludedCount(plan.Universe, accepted)
 	r.lazy = &lazyState{ctx: ctx, s: s, universe: plan.Universe, accepted: accepted, walked: walked}
 	lazyPages.Add(1)
 	return true, nil
@@ -158,10 +158,8 @@ func (r *resolution) fillPage(page []*Candidate) error {
 	}
 	listRejected := r.keepsRejections()
 	if listRejected && r.nReject > 0 {
-		it := excludedIter(l.universe, l.accepted) // universe − accepted, not built (rejected.go)
-		for n := 0; n < r.o.MaxRejected && it.HasNext(); n++ {
-			want.Add(it.Next())
-		}
+		// universe − accepted, not built (rejected.go)
+		want.Or(firstExcluded(nil, excludedIter(l.universe, l.accepted), r.o.MaxRejected))
 	}
 	seen := 0
 	for v, err := range r.judgeAll(l.ctx, l.s, want) {

@@ -30,7 +30,7 @@ import (
 // plan left out) to the rejections: all to the count, the first ones to
 // the list.
 func (r *resolution) listExcluded(ctx context.Context, s *store.Store, universe, candidates *roaring.Bitmap) error {
-	r.nReject += int(universe.GetCardinality() - universe.AndCardinality(candidates))
+	r.nReject += excludedCount(universe, candidates)
 	if !r.listsRejections() {
 		return nil
 	}
@@ -57,6 +57,11 @@ func (r *resolution) listExcluded(ctx context.Context, s *store.Store, universe,
 	slices.SortFunc(listed, func(a, b Rejection) int { return cmp.Compare(a.num, b.num) })
 	r.rejected = listed[:min(len(listed), r.o.MaxRejected)]
 	return nil
+}
+
+// excludedCount is the size of universe − set, without building it.
+func excludedCount(universe, set *roaring.Bitmap) int {
+	return int(universe.GetCardinality() - universe.AndCardinality(set))
 }
 
 // adjacent reports whether the documents of want lie close together,
