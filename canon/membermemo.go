@@ -133,21 +133,18 @@ func (d *Members) Memo(id ContentID, m *MemberMemo) {
 	p.Store(s)
 }
 
-// known is how much of the root a read state holds: every member once
-// the scan from the start is over.
-func (d *Members) known() int {
-	if d.next < 0 {
+// known is how much of the root a read state holds: the members found,
+// or every member once the scan from the start (next) is over.
+func known(next, found int) int {
+	if next < 0 {
 		return 1 << 30
 	}
-	return len(d.members) + len(d.tail)
+	return found
 }
 
-func (s *memberState) known() int {
-	if s.next < 0 {
-		return 1 << 30
-	}
-	return len(s.members) + len(s.tail)
-}
+func (d *Members) known() int { return known(d.next, len(d.members)+len(d.tail)) }
+
+func (s *memberState) known() int { return known(s.next, len(s.members)+len(s.tail)) }
 
 // spans gives the offsets of entries, slices of d.b.
 func (d *Members) spans(entries []rawEntry) []memoSpan {
