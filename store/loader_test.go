@@ -7,8 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aqlstore/aqlstore/store/faultfs"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // extractingIndexer is countingIndexer as an IndexExtractor, whose
@@ -161,6 +165,12 @@ func TestSpillWritesAscendingRangesAsTables(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	l.mu.Lock()
+	err = l.waitSpill() // the second run spills while a third is built
+	l.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(l.runs) != 2 {
 		t.Fatalf("%d runs spilled, want 2", len(l.runs))
 	}
@@ -231,4 +241,58 @@ func TestCloseAbortsLoadOfAnotherGoroutine(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the adding goroutine did not stop")
 	}
+}
+
+// TestLoadSpillFailureStoresNothing: a run whose spill fails (its files
+// cannot be written) fails the load, though it spills while the next
+// run is built: the error reaches the next spill's Add (runs of 40 of
+// 100 documents) or Commit (runs of 60), which stores nothing, and the
+// store takes the load again once the disk works.
+func TestLoadSpillFailureStoresNothing(t *testing.T) {
+	for _, runDocs := range []int{40, 60} {
+		t.Run(fmt.Sprint(runDocs), func(t *testing.T) { testLoadSpillFailure(t, runDocs) })
+	}
+}
+
+func testLoadSpillFailure(t *testing.T, runDocs int) {
+	dir := t.TempDir()
+	ffs := faultfs.New(vfs.Default)
+	s, err := Open(dir, &Options{FS: ffs, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	load := func() error {
+		l, err := s.NewLoader(ctx, &LoadOptions{RunDocs: runDocs})
+		if err != nil {
+			return err
+		}
+		defer l.Abort()
+		for i := range 100 {
+			pd, err := s.Prepare(ctx, Document{Body: fmt.Appendf(nil, `{"n":%d}`, i)})
+			if err != nil {
+				return err
+			}
+			if _, err := l.Add(pd); err != nil {
+				return err
+			}
+		}
+		return l.Commit()
+	}
+	ffs.Set(faultfs.WriteError, "run-*")
+	if err := load(); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("a load whose runs cannot be written: %v, want EIO", err)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Documents != 0 {
+		t.Fatalf("after the failed load: %d documents (err %v), want none", st.Documents, err)
+	}
+	ffs.Clear()
+	if err := load(); err != nil {
+		t.Fatalf("the same load once the disk works: %v", err)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Documents != 100 {
+		t.Fatalf("after the load: %d documents (err %v), want 100", st.Documents, err)
+	}
+	verifyOK(t, s)
 }

@@ -368,6 +368,7 @@ func sortSamePre(ents []runEnt, end uint32) {
 type spilled struct {
 	path   string
 	ranges map[int]bool
+	asc    map[int]ascending // what it wrote of the ascending ranges, until apply
 }
 
 // ascendingRange reports whether range r holds only plain keys that a
@@ -397,12 +398,13 @@ func (a *ascending) follows(key []byte) error {
 	return nil
 }
 
-// spill writes the run's ranges, on as many goroutines as there are
-// cores: an ascending range into tables (l.asc), the others into files
-// beside path.
-func (l *Loader) spillRun(path string) (spilled, error) {
-	r := l.run
-	sp := spilled{path: path, ranges: map[int]bool{}}
+// spillRun writes run r's ranges, on as many goroutines as there are
+// cores: an ascending range into tables, the others into files beside
+// path. It reads l.asc, which the caller updates with the result
+// (spilled.apply) before the next run spills, and writes nothing of l
+// but its files: it may run while the next run is built.
+func (l *Loader) spillRun(r *loadRun, path string) (spilled, error) {
+	sp := spilled{path: path, ranges: map[int]bool{}, asc: map[int]ascending{}}
 	parts := r.sort()
 	ranges := slices.Sorted(maps.Keys(parts))
 	errs := make([]error, len(ranges))
@@ -418,7 +420,7 @@ func (l *Loader) spillRun(path string) (spilled, error) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			if ascendingRange(rg) {
-				tables[i], errs[i] = l.writeAscending(rg, parts[rg], fmt.Sprintf("%s-r%d", filepath.Base(path), rg))
+				tables[i], errs[i] = l.writeAscending(r, rg, parts[rg], fmt.Sprintf("%s-r%d", filepath.Base(path), rg))
 				return
 			}
 			errs[i] = r.spillRange(l.s.kv.fs(), rangePath(path, rg), parts[rg])
@@ -430,28 +432,36 @@ func (l *Loader) spillRun(path string) (spilled, error) {
 			return sp, errs[i]
 		}
 		if ascendingRange(rg) {
-			a := l.asc[rg]
-			if a == nil {
-				a = &ascending{}
-				l.asc[rg] = a
-			}
-			a.tables = append(a.tables, tables[i]...)
 			e := r.entry(&parts[rg][len(parts[rg])-1])
-			a.last = append(a.last[:0], e.key...)
+			sp.asc[rg] = ascending{tables: tables[i], last: slices.Clone(e.key)}
 		}
 	}
 	return sp, nil
 }
 
-// writeAscending writes ents, the entries of ascending range rg of the
-// run being built, into tables named after name, after checking that
+// apply records what a spilled run wrote of the ascending ranges in
+// l.asc.
+func (sp *spilled) apply(l *Loader) {
+	for rg, w := range sp.asc {
+		a := l.asc[rg]
+		if a == nil {
+			a = &ascending{}
+			l.asc[rg] = a
+		}
+		a.tables = append(a.tables, w.tables...)
+		a.last = w.last
+	}
+	sp.asc = nil
+}
+
+// writeAscending writes ents, the entries of ascending range rg of run
+// r, into tables named after name, after checking that
 // they follow what earlier runs wrote of the range. It reads l.asc and
 // writes nothing of l but its files.
-func (l *Loader) writeAscending(rg int, ents []runEnt, name string) ([]string, error) {
+func (l *Loader) writeAscending(r *loadRun, rg int, ents []runEnt, name string) ([]string, error) {
 	if len(ents) == 0 {
 		return nil, nil
 	}
-	r := l.run
 	if err := l.asc[rg].follows(r.key(&ents[0])); err != nil {
 		return nil, err
 	}
