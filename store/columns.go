@@ -278,6 +278,7 @@ func (s *Store) Columns() *Columns { return s.cols.Load() }
 // reader holds the columns: entries are written in place.
 func (s *Store) loadColumns() error {
 	c := &Columns{}
+	last := 0 // the text of the chunk loaded last
 	start := []byte{prefixColumn}
 	err := s.kv.visit(start, prefixEnd(start), func(key, value []byte) (bool, error) {
 		if len(key) != 5 {
@@ -293,7 +294,10 @@ func (s *Store) loadColumns() error {
 			c.chunks = append(c.chunks, nil)
 		}
 		if c.chunks[ci] == nil {
-			c.chunks[ci] = new(chunk)
+			// Sized by the chunk before it: a store's documents are
+			// alike, and a text grown from nothing was twice its size in
+			// garbage by the end of the load.
+			c.chunks[ci] = &chunk{text: make([]byte, 0, last+last/8)}
 		}
 		ch, i := c.chunks[ci], num%columnChunk
 		if ch.kind[i], err = s.colTables.kind(c, f[0]); err != nil {
@@ -303,6 +307,7 @@ func (s *Store) loadColumns() error {
 		// allocated per document.
 		ch.owner[i] = s.colTables.owner(c, f[1])
 		ch.put(i, f[2], f[3])
+		last = len(ch.text)
 		return true, nil
 	})
 	if err != nil {
