@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,6 +222,97 @@ func TestColumnsPublishWholeCommits(t *testing.T) {
 	}
 	if n := countDocs(s.Columns(), 3*batches+1); n != 2*batches+batches/2 {
 		t.Fatalf("%d documents in the columns, want %d", n, 2*batches+batches/2)
+	}
+}
+
+// TestColumnsHoldNoPointerPerDocument: a chunk's per-document arrays
+// hold numbers only, so that the garbage collector marks a chunk as one
+// object, not a million strings at a million documents.
+func TestColumnsHoldNoPointerPerDocument(t *testing.T) {
+	ct := reflect.TypeFor[chunk]()
+	for i := range ct.NumField() {
+		f := ct.Field(i)
+		if f.Type.Kind() != reflect.Array {
+			continue
+		}
+		switch f.Type.Elem().Kind() {
+		case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			t.Errorf("chunk.%s holds %s per document: a pointer for the collector to mark", f.Name, f.Type.Elem())
+		}
+	}
+}
+
+// TestColumnsKeepWhatReadersRead: the scores and candidate ids a reader
+// got, and the columns it holds, stay as they were while later commits
+// replace and delete entries of the same chunks.
+func TestColumnsKeepWhatReadersRead(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	var refs []Ref
+	for i := range 20 {
+		refs = append(refs, mustPut(t, s, ctx, fmt.Sprintf(`{"id":"k-%d","score":%d,"record":{}}`, i, i)))
+	}
+	old := s.Columns()
+	ids, scores := map[uint32]string{}, map[uint32]canon.Number{}
+	for _, r := range refs {
+		ids[r.Num], scores[r.Num] = old.CandidateID(r.Num), old.Score(r.Num)
+	}
+	for i, r := range refs {
+		if i%2 == 0 {
+			if err := s.Delete(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		mustPut(t, s, ctx, fmt.Sprintf(`{"id":"later-%d-with-a-longer-id","score":%d,"record":{}}`, i, 1000+i))
+	}
+	for i, r := range refs {
+		want := fmt.Sprintf("k-%d", i)
+		if ids[r.Num] != want || scores[r.Num] != canon.Number(strconv.Itoa(i)) {
+			t.Errorf("document %d: read %q score %q before the commits, now %q %q", r.Num, want, strconv.Itoa(i), ids[r.Num], scores[r.Num])
+		}
+		if old.CandidateID(r.Num) != want || old.Score(r.Num) != canon.Number(strconv.Itoa(i)) {
+			t.Errorf("document %d: the old columns say %q %q, want %q %d", r.Num, old.CandidateID(r.Num), old.Score(r.Num), want, i)
+		}
+		if now := s.Columns(); (i%2 == 0) == now.Has(r.Num) {
+			t.Errorf("document %d: in the new columns %v, want %v", r.Num, now.Has(r.Num), i%2 != 0)
+		}
+	}
+}
+
+// TestColumnChunkClone: a copy of a chunk reads as the chunk does, and
+// once most of its text is dead the copy keeps only the live entries.
+func TestColumnChunkClone(t *testing.T) {
+	ch := new(chunk)
+	for i := range uint32(columnChunk) {
+		ch.kind[i] = 1
+		ch.put(i, []byte(strconv.Itoa(int(i))), []byte(fmt.Sprintf("cand-%d", i)))
+	}
+	check := func(c *chunk, live func(uint32) bool) {
+		t.Helper()
+		for i := range uint32(columnChunk) {
+			score, cand := c.str(c.at[i], c.mid[i]), c.str(c.mid[i], c.end[i])
+			if want := live(i); want && (score != strconv.Itoa(int(i)) || cand != fmt.Sprintf("cand-%d", i)) {
+				t.Fatalf("entry %d: %q %q", i, score, cand)
+			} else if !want && (score != "" || cand != "") {
+				t.Fatalf("entry %d, dropped: %q %q", i, score, cand)
+			}
+		}
+	}
+	all := func(uint32) bool { return true }
+	check(ch.clone(), all)
+	size := len(ch.text)
+	for i := range uint32(columnChunk) {
+		if i%4 != 0 {
+			ch.drop(i)
+			ch.kind[i] = 0
+		}
+	}
+	fresh := ch.clone()
+	check(fresh, func(i uint32) bool { return i%4 == 0 })
+	if len(fresh.text) >= size/2 || fresh.dead != 0 {
+		t.Fatalf("the copy keeps %d bytes of text (%d dead) of %d, want the live quarter", len(fresh.text), fresh.dead, size)
 	}
 }
 
