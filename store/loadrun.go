@@ -123,10 +123,10 @@ func (r *loadRun) set(key, value []byte) { copy(r.add(key, len(value), false), v
 
 // posting adds the posting list nums (ascending, no repeats) at key,
 // held as its first number and then the gaps between numbers, each a
-// uvarint. A run's lists are most of what it spills and the merge reads
-// back, and a gap within a run is mostly one byte where a number was
-// four: measured on 1,000,000 manifests (aqlstore put), the spilled
-// files went from 4 bytes a number to ~1.3.
+// uvarint: a gap within a run mostly takes one byte where a number took
+// four, in memory, in the spilled files and in the merge's reads. On
+// 200,000 manifests (aqlstore put) the load took 19.2-19.5 CPU-s against
+// 20.7-21.2 with 4-byte words.
 func (r *loadRun) posting(key []byte, nums []uint32) {
 	r.gaps = appendGaps(r.gaps[:0], nums)
 	copy(r.add(key, len(r.gaps), true), r.gaps)
