@@ -82,7 +82,7 @@ BENCH_FLAGS ?=
 bench: build-bench
 	$(BENCHBIN) bench --docs 100000 --out $(BENCH_OUT) $(BENCH_FLAGS)
 
-## bench-full: the same on 1,000,000 manifests (about an hour, 15 GB of scratch disk).
+## bench-full: the same on 1,000,000 manifests (45 minutes to 2 hours, 15 GB of scratch disk).
 bench-full: build-bench
 	$(BENCHBIN) bench --docs 1000000 --budget 3 --out bench/results/1m $(BENCH_FLAGS)
 
