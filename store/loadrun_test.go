@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -243,4 +244,36 @@ func TestPostingGapsCorrupt(t *testing.T) {
 			t.Errorf("appendNumbers(% x): err %v, want ErrCorrupt", v, err)
 		}
 	}
+}
+
+// BenchmarkPostingGaps writes and reads a posting list of 65,536
+// numbers as a load's run holds it, gaps mostly below 100.
+func BenchmarkPostingGaps(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	nums := make([]uint32, 0, 1<<16)
+	n := uint32(0)
+	for range 1 << 16 {
+		if r.IntN(10) == 0 {
+			n += uint32(r.IntN(5000)) + 1
+		} else {
+			n += uint32(r.IntN(100)) + 1
+		}
+		nums = append(nums, n)
+	}
+	v := appendGaps(nil, nums)
+	b.Run("write", func(b *testing.B) {
+		var dst []byte
+		for b.Loop() {
+			dst = appendGaps(dst[:0], nums)
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		var dst []uint32
+		for b.Loop() {
+			var err error
+			if dst, err = appendNumbers(dst[:0], v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
