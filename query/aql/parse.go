@@ -44,7 +44,8 @@ func ParseValue(v any, opts *Options) (*Intent, error) {
 
 func compile(v any, o *Options) (*Intent, error) {
 	c := &checker{o: o}
-	c.numbers(v, "")
+	var at [16]segment
+	c.numbers(v, at[:0])
 	in := c.intent(v)
 	if len(c.problems) > 0 {
 		return nil, &InvalidError{Problems: c.problems}

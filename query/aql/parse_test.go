@@ -332,3 +332,19 @@ func TestParseConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberPointerEscaped: a number without a value is reported at its
+// pointer, with the member names escaped as RFC 6901 says.
+func TestNumberPointerEscaped(t *testing.T) {
+	_, err := Parse([]byte(`{"a~/b":[0,{"c":1e400}]}`), nil)
+	var ie *InvalidError
+	if !errors.As(err, &ie) {
+		t.Fatalf("got %v, want an *InvalidError", err)
+	}
+	for _, p := range ie.Problems {
+		if p.Code == CodeBadValue && p.Pointer == "/a~0~1b/1/c" {
+			return
+		}
+	}
+	t.Fatalf("no bad-value problem at /a~0~1b/1/c in %v", ie.Problems)
+}
