@@ -146,7 +146,7 @@ serve: build
 	  if [ -n "$$tok" ]; then echo "writes as $(DEMO_TENANT), in another shell:  export T=$$tok"; fi
 	$(BIN) --dir $(DIR) serve --addr $(ADDR) --auth $(AUTH) $(SERVE_FLAGS)
 
-## loadtest: QPS and p50/p95/p99 against a running `make serve` (loopback only, bounded).
+## loadtest: QPS, p50/p95/p99 and CPU per query against a running `make serve` (loopback only, bounded).
 ## For a measurement, start the server with `make serve SERVE_FLAGS=--rate-limit=0`
 ## (on a large store add `--cache <its size> --prewarm`: README, Prewarm).
 LOADTEST_FLAGS ?= --duration 10s --requests 1000000

@@ -52,14 +52,16 @@ type loadtestCommand struct {
 func (c *loadtestCommand) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "loadtest",
-		Short: "Post an intent to a local aqlstore server, bounded in count and time; report QPS and p50/p95/p99",
+		Short: "Post an intent to a local aqlstore server, bounded in count and time; report QPS, p50/p95/p99 and CPU per query",
 		Long: "Post an intent to a server on loopback (127.0.0.1, ::1, localhost only) from --concurrency\n" +
 			"workers until --requests are sent or --duration passes. The default intent is a selective\n" +
 			"discovery query on the generated manifest corpus (the rarest controlled predicate).\n" +
 			"With --lookups N, each request is instead a point query for the /tool/id of a random one of\n" +
 			"the first N generated manifests (`aqlstore gen --kind manifest`, seed 1), answered with one\n" +
 			"candidate by a store that holds them; responses without a candidate are counted as empty.\n" +
-			"Start the server with --rate-limit 0, or 429s are counted as errors.",
+			"Start the server with --rate-limit 0, or 429s are counted as errors.\n" +
+			"The report gives the CPU time per answered query of the server (its process_cpu_seconds_total,\n" +
+			"from GET /metrics before and after the run) and of the load test itself.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Context()) },
 	}
@@ -82,7 +84,10 @@ func (c *loadtestCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	hc := &http.Client{}
+	before := readCPU(ctx, hc, c.url, c.token)
 	res := c.load(ctx, bodies)
+	res.cpu = perQuery(before, readCPU(ctx, hc, c.url, c.token), len(res.latencies))
 	return c.report(res)
 }
 
@@ -183,6 +188,7 @@ type loadResult struct {
 	statuses  map[int]int     // by HTTP status; 0 = transport error
 	empty     int             // successful responses without a candidate
 	candidate int             // bytes of one successful response, for the report
+	cpu       cpuPerQuery     // CPU per successful query, server and load test
 }
 
 // load runs the workers.
@@ -307,14 +313,27 @@ func (c *loadtestCommand) report(res *loadResult) error {
 		}
 	}
 	if c.m.asJSON {
-		return c.m.printJSON(map[string]any{"ok": ok, "errors": errors, "empty": res.empty, "statuses": res.statuses,
+		out := map[string]any{"ok": ok, "errors": errors, "empty": res.empty, "statuses": res.statuses,
 			"seconds": res.elapsed.Seconds(), "qps": qps, "p50_ms": ms(p(0.50)), "p95_ms": ms(p(0.95)),
-			"p99_ms": ms(p(0.99)), "max_ms": ms(p(1)), "concurrency": c.concurrency, "response_bytes": res.candidate})
+			"p99_ms": ms(p(0.99)), "max_ms": ms(p(1)), "concurrency": c.concurrency, "response_bytes": res.candidate}
+		if res.cpu.hasServer {
+			out["server_cpu_us_per_query"] = res.cpu.server
+		}
+		if res.cpu.hasClient {
+			out["loadtest_cpu_us_per_query"] = res.cpu.client
+		}
+		return c.m.printJSON(out)
 	}
 	fmt.Fprintf(c.m.Stdout, "%d ok (%d without a candidate), %d errors %v in %.2fs with %d workers: %.0f queries/s\n",
 		ok, res.empty, errors, res.statuses, res.elapsed.Seconds(), c.concurrency, qps)
 	fmt.Fprintf(c.m.Stdout, "latency p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  max %.3f ms  (response %d bytes)\n",
 		ms(p(0.50)), ms(p(0.95)), ms(p(0.99)), ms(p(1)), res.candidate)
+	switch cpu := res.cpu; {
+	case cpu.hasServer && cpu.hasClient:
+		fmt.Fprintf(c.m.Stdout, "CPU per query: server %.0f µs (its process_cpu_seconds_total), loadtest %.0f µs\n", cpu.server, cpu.client)
+	case cpu.hasClient && ok > 0:
+		fmt.Fprintf(c.m.Stdout, "CPU per query: loadtest %.0f µs (the server's /metrics gave no process_cpu_seconds_total)\n", cpu.client)
+	}
 	if ok == 0 {
 		return fmt.Errorf("no request succeeded (statuses %v; 0 = no connection)", res.statuses)
 	}
