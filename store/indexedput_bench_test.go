@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/aqlstore/aqlstore/index"
@@ -21,6 +22,12 @@ import (
 //	./store.test -test.run '^$' -test.bench 'IndexedPutEngine/batch=1000$' \
 //	    -test.benchtime 30000x -test.cpuprofile cpu.prof
 //	go tool pprof -top -cum -focus 'pebble.*runCompaction' store.test cpu.prof
+//
+// With AQLSTORE_BENCH_DIR set it puts into that store instead of an
+// empty one (give it a copy: the documents stay): steady writes onto a
+// large store, e.g. the load test's 1M corpus (`make loadtest-corpus`).
+// Its documents are generated with seed 2, so none is already stored
+// there and no natural key collides with the corpus's seed 1.
 func BenchmarkIndexedPutEngine(b *testing.B) {
 	for _, size := range []int{1000, 1} {
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) { benchIndexedPutEngine(b, size) })
@@ -28,7 +35,13 @@ func BenchmarkIndexedPutEngine(b *testing.B) {
 }
 
 func benchIndexedPutEngine(b *testing.B, size int) {
-	s, _, err := index.Open(b.TempDir(), nil)
+	dir, seed := os.Getenv("AQLSTORE_BENCH_DIR"), uint64(1)
+	if dir == "" {
+		dir = b.TempDir()
+	} else {
+		seed = 2
+	}
+	s, _, err := index.Open(dir, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +51,7 @@ func benchIndexedPutEngine(b *testing.B, size int) {
 	batch := make([]store.Document, 0, size)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		body, _ := corpus.Document("manifest", 1, i, nil)
+		body, _ := corpus.Document("manifest", seed, i, nil)
 		batch = append(batch, store.Document{Body: body})
 		if len(batch) == cap(batch) || i == b.N-1 {
 			if _, err := s.PutBatch(ctx, batch); err != nil {
