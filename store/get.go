@@ -240,7 +240,7 @@ func (s *Store) fetchHot(ctx context.Context, principal reader, nums *roaring.Bi
 	if !ok {
 		return errHotMiss
 	}
-	hotHits.Add(1)
+	s.hot.hits.Add(1)
 	return s.readFew(func(v *view, _ *bodies) error {
 		it := nums.Iterator()
 		for _, d := range docs {

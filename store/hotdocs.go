@@ -25,6 +25,9 @@ type hotDocs struct {
 	epoch uint64 // the write count the entries were read at
 	docs  map[uint32]*hotDoc
 	bytes int // the entries' bodies and signals
+	// hits counts the fetches the cache served: tests read it to know
+	// that a comparison went through the cache.
+	hits atomic.Int64
 }
 
 // hotDoc is one document's record and body, its own copies.
@@ -47,9 +50,6 @@ const (
 	hotMaxBytes    = 8 << 20
 	hotDocMaxBytes = 64 << 10
 )
-
-// hotHits counts the fetches the cache served, for tests.
-var hotHits atomic.Int64
 
 // lookup returns the entries of every number of nums, in ascending
 // order, when all of them were read at write count epoch.

@@ -43,10 +43,11 @@ func fetchSmall(t *rapid.T, s *Store, principal string, nums *roaring.Bitmap, se
 // deletes and grants come between them. Every fetch is asked twice
 // with the cache on, so the second can be served from it.
 func TestHotDocsEqualUncached(t *testing.T) {
-	hotHits.Store(0)
+	var hits int64 // fetches the stores' caches served
 	owners := []string{Public, "did:key:alice", "did:key:bob"}
 	rapid.Check(t, func(t *rapid.T) {
 		s := openRapid(t)
+		defer func() { hits += s.hot.hits.Load() }()
 		var refs []Ref
 		for step := rapid.IntRange(1, 40).Draw(t, "steps"); step > 0; step-- {
 			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
@@ -92,7 +93,7 @@ func TestHotDocsEqualUncached(t *testing.T) {
 			}
 		}
 	})
-	if hotHits.Load() == 0 {
+	if hits == 0 {
 		t.Fatal("no fetch was served from the cache: the test compared nothing")
 	}
 }
@@ -123,11 +124,11 @@ func TestHotDocsAfterWrite(t *testing.T) {
 		}
 		return out
 	}
-	hits := hotHits.Load()
+	hits := s.hot.hits.Load()
 	fetch()
 	second := fetch()
-	if len(second) != 3 || hotHits.Load() != hits+1 {
-		t.Fatalf("second fetch: %d documents, %d served from the cache; want 3 and 1", len(second), hotHits.Load()-hits)
+	if len(second) != 3 || s.hot.hits.Load() != hits+1 {
+		t.Fatalf("second fetch: %d documents, %d served from the cache; want 3 and 1", len(second), s.hot.hits.Load()-hits)
 	}
 	second[0].Body[2] = 'X' // the caller's own copy
 	if got := fetch(); string(got[0].Body) != `{"n":0}` {
@@ -136,10 +137,10 @@ func TestHotDocsAfterWrite(t *testing.T) {
 	if err := s.Delete(ctx, refs[1]); err != nil {
 		t.Fatal(err)
 	}
-	hits = hotHits.Load()
+	hits = s.hot.hits.Load()
 	got := fetch()
-	if len(got) != 2 || hotHits.Load() != hits {
-		t.Fatalf("after a delete: %d documents, %d served from the cache; want 2 and 0", len(got), hotHits.Load()-hits)
+	if len(got) != 2 || s.hot.hits.Load() != hits {
+		t.Fatalf("after a delete: %d documents, %d served from the cache; want 2 and 0", len(got), s.hot.hits.Load()-hits)
 	}
 }
 
