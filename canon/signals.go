@@ -144,3 +144,32 @@ func (s *Signals) Value() map[string]any {
 	}
 	return m
 }
+
+// Canonical returns s checked and in the form the candidate shape gives
+// signals: the score in its RFC 8785 form (1.50 is 1.5), the cost a
+// decimal string, the quality signals JSON values with canonical
+// numbers. Signals parsed from a document are so already; signals a
+// program builds (store.Document.Signals) may hold anything, and are
+// stored only through Canonical, so that both ways store the same. A
+// score that is not a JSON number or lies outside the double range, a
+// cost that is not a decimal string, or a quality value that is not
+// JSON is an error naming its pointer within the signals object.
+func (s *Signals) Canonical() (*Signals, error) {
+	b, err := AppendCanonical(nil, s.Value())
+	if err != nil {
+		return nil, err
+	}
+	v, err := DecodeCanonical(b)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := v.(map[string]any)
+	c, err := signalsFrom(m)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return &Signals{}, nil // none given
+	}
+	return c, nil
+}

@@ -47,7 +47,12 @@ func (n *Node) Put(ctx context.Context, doc store.Document) (Receipt, error) {
 	}
 	signals := p.Signals
 	if doc.Signals != nil {
-		signals = doc.Signals
+		// Checked here, before the stream takes it: an override every
+		// replica refused would stop its shard at that entry.
+		if signals, err = doc.Signals.Canonical(); err != nil {
+			return Receipt{}, fmt.Errorf("%w: Document.Signals: %w", store.ErrInvalid, err)
+		}
+		doc.Signals = signals
 	}
 	principal := store.Principal(ctx)
 	owner := doc.Owner

@@ -3,9 +3,12 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -143,5 +146,36 @@ func TestRestartedReplicaCatchesUp(t *testing.T) {
 	}
 	if got := candidateIDs(t, res); len(got) != 4 {
 		t.Fatalf("restarted replica answers %v, want p1..p4", got)
+	}
+}
+
+// TestPutRefusesBadSignals: a signals override is checked before the
+// stream takes the entry, since every replica would refuse it there;
+// a good one is stored canonical on every replica.
+func TestPutRefusesBadSignals(t *testing.T) {
+	ctx := context.Background()
+	c := newTestCluster(t, 1)
+	a := c.start("a", 0)
+	if _, err := a.Put(ctx, store.Document{Body: offer("o1", "10"), Signals: &canon.Signals{Score: "1e999999999999"}}); !errors.Is(err, store.ErrInvalid) ||
+		!strings.Contains(err.Error(), "Document.Signals") {
+		t.Fatalf("put with a score outside the double range: %v, want ErrInvalid naming Document.Signals", err)
+	}
+	rc, err := a.Put(ctx, store.Document{Body: offer("o2", "10"), Signals: &canon.Signals{Score: "0.50"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Seq != 1 {
+		t.Fatalf("the first accepted put is entry %d of the stream, want 1: the refused one was published", rc.Seq)
+	}
+	res, err := a.Query(ctx, []byte(offerIntent), &QueryOptions{After: map[int]uint64{rc.Shard: rc.Seq}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := candidateIDs(t, res)
+	if len(got) != 1 || got[0] != "o2" {
+		t.Fatalf("candidates %v, want o2", got)
+	}
+	if score := res.Document["candidates"].([]any)[0].(map[string]any)["score"]; fmt.Sprint(score) != "0.5" {
+		t.Fatalf("o2's score %v, want 0.5 (the override, canonical)", score)
 	}
 }

@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // DryRun checks documents as a sequence of puts would, storing nothing:
 // each Put sees the committed store plus the dry run's own earlier
@@ -50,8 +53,12 @@ func (d *DryRun) Put(doc Document) (Ref, error) {
 		}
 	}
 	if doc.Signals != nil {
+		sig, err := doc.Signals.Canonical()
+		if err != nil {
+			return Ref{}, fmt.Errorf("%w: Document.Signals: %w", ErrInvalid, err)
+		}
 		c := *p
-		c.Signals = doc.Signals
+		c.Signals = sig
 		p = &c
 	}
 	owner := doc.Owner

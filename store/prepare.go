@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 
@@ -40,8 +41,12 @@ func (s *Store) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 		}
 	}
 	if doc.Signals != nil {
+		sig, err := doc.Signals.Canonical()
+		if err != nil {
+			return nil, fmt.Errorf("%w: Document.Signals: %w", ErrInvalid, err)
+		}
 		c := *p
-		c.Signals = doc.Signals
+		c.Signals = sig
 		p = &c
 	}
 	pd := newPrepared(p, doc.Owner, doc.Unbound)

@@ -11,10 +11,15 @@ import (
 
 // Document is what Put stores.
 type Document struct {
-	Body    []byte         // JSON in any formatting, or PAIRL text; canonicalized by Put
-	Kind    canon.Kind     // "" detects the kind (ParseDocument)
-	Owner   string         // "" means the context's principal
-	Signals *canon.Signals // optional; overrides signals given in the candidate shape
+	Body  []byte     // JSON in any formatting, or PAIRL text; canonicalized by Put
+	Kind  canon.Kind // "" detects the kind (ParseDocument)
+	Owner string     // "" means the context's principal
+	// Signals, optional, override the signals given in the candidate
+	// shape. They are checked and stored in canonical form
+	// (canon.Signals.Canonical: a score of 1.50 is stored as 1.5); a
+	// score that is not a JSON number within the double range, or a cost
+	// that is not a decimal string, is ErrInvalid.
+	Signals *canon.Signals
 	// Parsed, when set, is the document already parsed (by ParseDocument
 	// or Store.Parse); Body and Kind are then ignored, so nothing is
 	// parsed twice.

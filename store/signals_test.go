@@ -1,0 +1,55 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aqlstore/aqlstore/canon"
+)
+
+// TestPutSignalsChecked: signals given beside a document
+// (Document.Signals) are checked and stored canonical, as those of the
+// candidate shape are; bad ones are refused as invalid, naming the
+// field and the member, and nothing of the batch is stored.
+func TestPutSignalsChecked(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	ref, err := s.Put(ctx, Document{Body: []byte(`{"a":1}`), Signals: &canon.Signals{Score: "1.50", Cost: &canon.Cost{Amount: "2.00"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := s.Get(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Signals == nil || doc.Signals.Score != "1.5" || doc.Signals.Cost == nil || doc.Signals.Cost.Amount != "2.00" {
+		t.Fatalf("stored signals %+v, want score 1.5 and cost 2.00", doc.Signals)
+	}
+	before, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []canon.Signals{{Score: "abc"}, {Score: "1e999999999999"}, {Cost: &canon.Cost{Amount: "1e3"}}} {
+		batch := []Document{{Body: []byte(`{"a":2}`)}, {Body: []byte(`{"a":3}`), Signals: &sig}}
+		_, err := s.PutBatch(ctx, batch)
+		var be *BatchError
+		if !errors.Is(err, ErrInvalid) || !errors.As(err, &be) || be.Index != 1 || !strings.Contains(err.Error(), "Document.Signals") {
+			t.Errorf("signals %+v: %v, want ErrInvalid for document 1 naming Document.Signals", sig, err)
+		}
+		dry := s.DryRun(ctx)
+		if _, err := dry.Put(batch[1]); !errors.Is(err, ErrInvalid) {
+			t.Errorf("dry run, signals %+v: %v, want ErrInvalid", sig, err)
+		}
+		dry.Close()
+	}
+	after, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Documents != before.Documents || after.Receipts != before.Receipts {
+		t.Fatalf("refused batches stored something: %d documents and %d receipts, want %d and %d",
+			after.Documents, after.Receipts, before.Documents, before.Receipts)
+	}
+}
