@@ -46,6 +46,9 @@ func (d *DryRun) Put(doc Document) (Ref, error) {
 		d.reset()
 	}
 	p := doc.Parsed
+	if p != nil && !p.made {
+		return Ref{}, errHandMadeParsed
+	}
 	if p == nil {
 		var err error
 		if p, err = d.s.Parse(doc.Body, doc.Kind); err != nil {

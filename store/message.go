@@ -49,6 +49,10 @@ type Parsed struct {
 	Exec     *execintent.Intent
 	Warnings []pairl.Problem // PAIRL problems that are not errors in the mode used
 	opts     MessageOptions
+	// made is set by ParseDocument: Put trusts a Parsed's fields (its
+	// bytes are canonical, its natural key theirs) only when it made
+	// them, and refuses one built by hand.
+	made bool
 }
 
 // ParseDocument parses body as a document of kind, or detects the kind
@@ -78,7 +82,7 @@ func ParseDocument(body []byte, kind canon.Kind, lim *canon.Limits, opts *Messag
 			d, err := canon.ParseDocument(body, "", lim)
 			var de *canon.DocumentError
 			if err == nil {
-				return &Parsed{Document: *d, opts: o}, nil
+				return &Parsed{Document: *d, opts: o, made: true}, nil
 			}
 			if !errors.As(err, &de) || !errors.Is(err, canon.ErrUnknownKind) || !canon.IsMessageKind(de.Kind) {
 				return nil, err
@@ -107,7 +111,7 @@ func ParseDocument(body []byte, kind canon.Kind, lim *canon.Limits, opts *Messag
 	if err != nil {
 		return nil, err
 	}
-	p.opts = o
+	p.opts, p.made = o, true
 	return p, nil
 }
 

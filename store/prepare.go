@@ -9,6 +9,10 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 )
 
+// errHandMadeParsed refuses a Document.Parsed that ParseDocument did not
+// make: Put would store its bytes, kind and natural key as given, unchecked.
+var errHandMadeParsed = fmt.Errorf("%w: Document.Parsed was not made by ParseDocument or Store.Parse; give the document in Body instead", ErrInvalid)
+
 // Prepared is a document made ready for the writer outside its lock:
 // parsed, its owner checked, and its postings extracted when the store's
 // Indexer is an IndexExtractor. Prepare makes one; PutBatch and Loader
@@ -34,6 +38,9 @@ func (pd *Prepared) Owner() string { return pd.owner }
 // prepare documents on every core and hand them to one writer.
 func (s *Store) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
 	p := doc.Parsed
+	if p != nil && !p.made {
+		return nil, errHandMadeParsed
+	}
 	if p == nil {
 		var err error
 		if p, err = s.Parse(doc.Body, doc.Kind); err != nil {

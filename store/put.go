@@ -22,7 +22,8 @@ type Document struct {
 	Signals *canon.Signals
 	// Parsed, when set, is the document already parsed (by ParseDocument
 	// or Store.Parse); Body and Kind are then ignored, so nothing is
-	// parsed twice.
+	// parsed twice. A Parsed built otherwise is ErrInvalid: its bytes
+	// would be stored unchecked.
 	Parsed *Parsed
 	// Unbound says what to do with an AIDP observation whose envelope is
 	// not stored: reject (the default) or quarantine.

@@ -53,3 +53,40 @@ func TestPutSignalsChecked(t *testing.T) {
 			after.Documents, after.Receipts, before.Documents, before.Receipts)
 	}
 }
+
+// TestPutRefusesHandMadeParsed: a Document.Parsed that ParseDocument did
+// not make is refused, not stored with bytes nobody checked (here: not
+// JSON, not canonical, of no kind); one it made is stored.
+func TestPutRefusesHandMadeParsed(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	for _, p := range []*Parsed{
+		{Document: canon.Document{Kind: canon.KindJSON, Canonical: []byte(`{bad`)}},
+		{Document: canon.Document{Kind: canon.KindJSON, Canonical: []byte(`{"b":1,"a":2}`)}},
+		{Document: canon.Document{Kind: "nonsense", Canonical: []byte(`{"a":2}`)}},
+	} {
+		if _, err := s.Put(ctx, Document{Parsed: p}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Document.Parsed") {
+			t.Errorf("Put of a hand-made Parsed %q: %v, want ErrInvalid naming Document.Parsed", p.Canonical, err)
+		}
+		dry := s.DryRun(ctx)
+		if _, err := dry.Put(Document{Parsed: p}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("dry run of a hand-made Parsed %q: %v, want ErrInvalid", p.Canonical, err)
+		}
+		dry.Close()
+	}
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != 0 {
+		t.Fatalf("%d documents stored, want none", st.Documents)
+	}
+	p, err := s.Parse([]byte(`{"b":1, "a":2}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSignals := Document{Parsed: p, Signals: &canon.Signals{Score: "2.0"}}
+	if _, err := s.Put(ctx, withSignals); err != nil {
+		t.Fatalf("Put of a parsed document with signals: %v", err)
+	}
+}
