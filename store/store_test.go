@@ -336,6 +336,18 @@ func TestOptionsValidate(t *testing.T) {
 	if _, err := Open(t.TempDir(), &Options{BlobCompression: "lz4"}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "lz4") {
 		t.Fatalf("bad option: %v", err)
 	}
+	// Sizes Pebble would panic on (a 1-byte memtable, a 2 GiB block) or
+	// refuse in its own words are refused, naming the option.
+	for _, o := range []Options{{MemTableSize: 1}, {MemTableSize: 4 << 30}, {BlockSize: 2 << 30}} {
+		o.NoSync = true
+		s, err := Open(t.TempDir(), &o)
+		if err == nil {
+			s.Close()
+		}
+		if !errors.Is(err, ErrInvalid) || (!strings.Contains(err.Error(), "MemTableSize") && !strings.Contains(err.Error(), "BlockSize")) {
+			t.Errorf("MemTableSize %d, BlockSize %d: %v, want ErrInvalid naming the option", o.MemTableSize, o.BlockSize, err)
+		}
+	}
 	s := openTest(t, &Options{BlobCompression: "zstd", NoSync: true})
 	ref := mustPut(t, s, context.Background(), `{"node_id":"z","text":"`+strings.Repeat("compressible ", 50)+`"}`)
 	d, err := s.Get(context.Background(), ref)
