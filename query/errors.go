@@ -13,4 +13,7 @@ var (
 	ErrBadCursor = errors.New("query: invalid cursor")
 	// ErrNoSigner means Options.Signer is nil: responses must be signed.
 	ErrNoSigner = errors.New("query: no signer")
+	// ErrInvalidOptions means an Options field is outside what a
+	// response may say (a resolver_role the schema does not list).
+	ErrInvalidOptions = errors.New("query: invalid options")
 )

@@ -49,7 +49,9 @@ type Options struct {
 	// DefaultMaxRejected; the response says when the cap cut the list).
 	// Negative lists none.
 	MaxRejected int
-	// Role is the resolver_role of the response (default storage_substrate).
+	// Role is the resolver_role of the response (default storage_substrate):
+	// match_broker, provider, storage_substrate or publisher, the values
+	// the schema allows; another is ErrInvalidOptions.
 	Role string
 	// Index, when set, gives the candidates (the planner); nil checks every
 	// document of the intent's kinds (a full scan). Both give identical

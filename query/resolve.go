@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +31,10 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 	o := opts.withDefaults()
 	if o.Signer == nil {
 		return nil, ErrNoSigner
+	}
+	if !slices.Contains(resolverRoles, o.Role) {
+		return nil, fmt.Errorf("%w: Role %q: want one of %s, the resolver_role values of oap-intent-response.schema.json",
+			ErrInvalidOptions, o.Role, strings.Join(resolverRoles, ", "))
 	}
 	if err := in.CheckValidity(o.At); err != nil {
 		return nil, err
@@ -59,6 +65,9 @@ func Resolve(ctx context.Context, s *store.Store, in *aql.Intent, opts *Options)
 		return resp, err
 	}
 }
+
+// resolverRoles are the roles a response may name.
+var resolverRoles = []string{"match_broker", "provider", "storage_substrate", "publisher"}
 
 // readerContext verifies the intent's signature (R1) and returns ctx
 // acting as the principal Reader names. Without Options.Principal, the

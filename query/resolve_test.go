@@ -447,3 +447,27 @@ func TestResolveReadsAsContextPrincipal(t *testing.T) {
 		t.Errorf("a context without a principal saw %q, want the public document only", got)
 	}
 }
+
+// TestResolveChecksOptions: a response is signed only with what its
+// schema allows: no signer, or a resolver_role outside the schema's
+// enum, is refused before anything is read.
+func TestResolveChecksOptions(t *testing.T) {
+	s := openStore(t)
+	b, _ := leafIntent(`{"path":"/a","operator":"exists","value":true}`)
+	in, err := aql.Parse(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := Resolve(ctx, s, in, &Options{At: at}); !errors.Is(err, ErrNoSigner) {
+		t.Errorf("no signer: %v, want ErrNoSigner", err)
+	}
+	if _, err := Resolve(ctx, s, in, &Options{Signer: testSigner(), At: at, Role: "oracle"}); !errors.Is(err, ErrInvalidOptions) ||
+		!strings.Contains(err.Error(), `"oracle"`) {
+		t.Errorf("role oracle: %v, want ErrInvalidOptions naming it", err)
+	}
+	resp, err := Resolve(ctx, s, in, &Options{Signer: testSigner(), At: at, Role: "publisher"})
+	if err != nil || resp.ResolverRole != "publisher" {
+		t.Fatalf("role publisher: %+v, %v", resp, err)
+	}
+}
