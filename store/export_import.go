@@ -45,6 +45,9 @@ type ImportReport struct {
 // yields exactly the exported documents; every document hashes to its id.
 // Errors wrap ErrBadExport and name the receipt or document at fault.
 func VerifyExport(e *Export) error {
+	if e == nil {
+		return badExport("no export (nil)")
+	}
 	if err := verifyExportChain(e); err != nil {
 		return err
 	}

@@ -146,7 +146,8 @@ func fillDoc(doc *StoredDoc, num uint32, rec *record, body []byte) error {
 }
 
 // Fetch returns, in ascending number, the documents whose numbers are in
-// nums and that the context's principal may see, all as of one instant.
+// nums (nil: none) and that the context's principal may see, all as of
+// one instant.
 // sequential walks the document records in key order instead of seeking
 // each number: the planner chooses it when the candidates are a large
 // share of the store. Either way the bodies are read in number order.
@@ -182,6 +183,9 @@ func (s *Store) fetch(ctx context.Context, nums *roaring.Bitmap, sequential bool
 // that reads them leaves them there.
 func (s *Store) fetchInto(ctx context.Context, nums *roaring.Bitmap, sequential bool, keep Keep, l *lender) iter.Seq2[*StoredDoc, error] {
 	return func(yield func(*StoredDoc, error) bool) {
+		if nums == nil {
+			return // no numbers, no documents
+		}
 		principal := s.readerOf(ctx)
 		n := nums.GetCardinality()
 		epoch := s.kv.writeEpoch()

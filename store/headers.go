@@ -18,13 +18,16 @@ type Header struct {
 	CandidateID string       // its natural key where it has one, else its content id
 }
 
-// Headers yields the header of each document in nums that exists and that
-// the context's principal may see, in ascending number, all as of one
-// commit. It reads no record: a resolver ranks a large candidate set with
+// Headers yields the header of each document in nums (nil: none) that
+// exists and that the context's principal may see, in ascending number,
+// all as of one commit. It reads no record: a resolver ranks a large candidate set with
 // it and reads the bodies of one page only. Only a document of another
 // tenant that is granted to the reader costs a read, of its grant key.
 func (s *Store) Headers(ctx context.Context, nums *roaring.Bitmap) iter.Seq2[Header, error] {
 	return func(yield func(Header, error) bool) {
+		if nums == nil {
+			return
+		}
 		principal := s.readerOf(ctx)
 		v, cols := s.snapshot()
 		defer v.close()

@@ -90,3 +90,26 @@ func TestPutRefusesHandMadeParsed(t *testing.T) {
 		t.Fatalf("Put of a parsed document with signals: %v", err)
 	}
 }
+
+// TestNilArguments: a nil bitmap of numbers is no documents, as a nil
+// slice is no elements, and a nil export is a bad export, not a panic.
+func TestNilArguments(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	mustPut(t, s, ctx, `{"a":1}`)
+	for name, docs := range map[string]func(yield func(*StoredDoc, error) bool){
+		"Fetch":        s.Fetch(ctx, nil, false),
+		"FetchKeeping": s.FetchKeeping(ctx, nil, true, nil),
+		"FetchLent":    s.FetchLent(ctx, nil, false, nil),
+	} {
+		for doc, err := range docs {
+			t.Errorf("%s(nil) yielded %v, %v; want nothing", name, doc, err)
+		}
+	}
+	for h, err := range s.Headers(ctx, nil) {
+		t.Errorf("Headers(nil) yielded %v, %v; want nothing", h, err)
+	}
+	if _, err := s.Import(ctx, nil, "", Migration{}); !errors.Is(err, ErrBadExport) {
+		t.Errorf("Import(nil): %v, want ErrBadExport", err)
+	}
+}
