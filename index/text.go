@@ -123,6 +123,14 @@ func Configure(ctx context.Context, dir string, opts *store.Options, cfg Config,
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	// A path given twice is one text path: kept once, where it came first.
+	paths := make([]string, 0, len(cfg.TextPaths))
+	for _, p := range cfg.TextPaths {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	cfg.TextPaths = paths
 	ix := New()
 	ix.want = &cfg
 	return store.Reindex(ctx, dir, opts, ix, batchDocs, progress)

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,5 +122,22 @@ func TestConfigureRefusesBadPointer(t *testing.T) {
 	err := Configure(context.Background(), t.TempDir(), nil, Config{TextPaths: []string{"/ok", "desc"}}, 10, nil)
 	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), `text path 2 ("desc")`) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestConfigureKeepsEachPathOnce: a text path given twice is kept once,
+// where it came first.
+func TestConfigureKeepsEachPathOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := Configure(context.Background(), dir, nil, Config{TextPaths: []string{"/desc", "/title", "/desc"}}, 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, ix, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := ix.Config().TextPaths; !slices.Equal(got, []string{"/desc", "/title"}) {
+		t.Fatalf("text paths %q, want [/desc /title]", got)
 	}
 }
