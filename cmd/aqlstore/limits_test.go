@@ -62,6 +62,19 @@ func TestServeLimitFlags(t *testing.T) {
 			t.Errorf("%s 0: %v, want a usage error", flags[i], err)
 		}
 	}
+	// A time of 0 or less would be the default too, not "no limit".
+	for _, f := range []string{"--read-header-timeout", "--read-timeout", "--write-timeout", "--idle-timeout",
+		"--shutdown-timeout", "--query-timeout", "--heartbeat"} {
+		for _, v := range []string{"0", "-1s"} {
+			_, err := serveConfig(t, f, v)
+			if _, usage := err.(usageError); !usage || !strings.Contains(err.Error(), f+" ") || !strings.Contains(err.Error(), "give a positive time") {
+				t.Errorf("%s %s: %v, want a usage error", f, v, err)
+			}
+		}
+	}
+	if _, err := serveConfig(t, "--query-timeout", "5s"); err != nil {
+		t.Errorf("--query-timeout 5s: %v", err)
+	}
 }
 
 // TestServeLimitFlagReachesServer: a limit set on the command line is the

@@ -225,8 +225,9 @@ func (c *serveCommand) config() (server.Config, error) {
 	return cfg, nil
 }
 
-// checkLimits refuses a limit below 1: the server would silently take
-// its default instead, and a user writing 0 may well mean "no limit".
+// checkLimits refuses a limit below 1 and a time that is not positive:
+// the server would silently take its default instead, and a user writing
+// 0 may well mean "no limit".
 func (c *serveCommand) checkLimits() error {
 	l := c.limits
 	for _, f := range []struct {
@@ -240,6 +241,18 @@ func (c *serveCommand) checkLimits() error {
 		{"max-rejected", int64(l.MaxRejected)}} {
 		if f.v < 1 {
 			return usageError{fmt.Errorf("--%s %d: a limit must be at least 1", f.name, f.v)}
+		}
+	}
+	// The same for the timeouts: 0 or a negative one would be the default.
+	t := c.timeouts
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"read-header-timeout", t.ReadHeaderTimeout}, {"read-timeout", t.ReadTimeout}, {"write-timeout", t.WriteTimeout},
+		{"idle-timeout", t.IdleTimeout}, {"shutdown-timeout", t.ShutdownTimeout}, {"query-timeout", t.QueryTimeout},
+		{"heartbeat", t.Heartbeat}} {
+		if f.v <= 0 {
+			return usageError{fmt.Errorf("--%s %s: give a positive time (the server has no unlimited setting)", f.name, f.v)}
 		}
 	}
 	return nil
