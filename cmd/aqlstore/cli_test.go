@@ -122,7 +122,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 	run(t, dir, "", "init")
 	for _, args := range [][]string{{"frob"}, {"put"}, {"put", "--kind", "bogus", "x.json"}, {"ls", "--bogus"},
 		{"get"}, {"gen", "--kind", "nope"}, {"get", "--kind", "ofer", "--key", "o-1"}, {"delete", "--kind", "ofer", "--key", "o-1"},
-		{"--as", "notadid", "ls"}} {
+		{"--as", "notadid", "ls"},
+		// Counts below what they count: each would otherwise fall back to
+		// a default the user did not ask for.
+		{"put", "--batch", "0", "x.json"}, {"put", "--max-errors", "0", "x.json"}, {"reindex", "--batch", "0"},
+		{"index", "--batch", "-1", "--text-paths", "/a"}, {"ls", "--limit", "-1"}} {
 		if code, _, _ := run(t, dir, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}

@@ -42,6 +42,9 @@ must not be open elsewhere); --clear-text-paths empties it.`,
 }
 
 func (c *indexCommand) run(ctx context.Context) error {
+	if c.batch < 1 {
+		return usageError{fmt.Errorf("--batch must be at least 1")}
+	}
 	if c.clear && len(c.textPaths) > 0 {
 		return usageError{fmt.Errorf("give --text-paths or --clear-text-paths, not both")}
 	}

@@ -30,6 +30,9 @@ func (c *lsCommand) command() *cobra.Command {
 }
 
 func (c *lsCommand) run(ctx context.Context) error {
+	if c.limit < 0 {
+		return usageError{fmt.Errorf("--limit %d: give a count, or 0 for all", c.limit)}
+	}
 	if c.kind != "" {
 		if _, err := parseKindFlag(c.kind); err != nil {
 			return err

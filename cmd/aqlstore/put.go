@@ -76,6 +76,9 @@ func (c *putCommand) run(ctx context.Context, args []string) error {
 	if c.batchDocs < 1 {
 		return usageError{fmt.Errorf("--batch must be at least 1")}
 	}
+	if c.maxErrors < 1 {
+		return usageError{fmt.Errorf("--max-errors %d: give at least 1 (a put with bad documents stores none of them and lists this many)", c.maxErrors)}
+	}
 	if c.strict {
 		c.msgOpts.PAIRLMode = pairl.Strict
 	}

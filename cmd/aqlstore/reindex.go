@@ -27,6 +27,9 @@ func (c *reindexCommand) command() *cobra.Command {
 }
 
 func (c *reindexCommand) run(ctx context.Context) error {
+	if c.batch < 1 {
+		return usageError{fmt.Errorf("--batch must be at least 1")}
+	}
 	start := time.Now()
 	last := time.Now()
 	err := index.Reindex(ctx, c.m.dir, nil, c.batch, func(done int) {
