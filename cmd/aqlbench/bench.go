@@ -76,6 +76,9 @@ func (c *benchCommand) run(ctx context.Context) error {
 		}
 		return nil
 	}
+	if err := c.checkSettings(); err != nil {
+		return usageError{err}
+	}
 	for _, e := range splitList(c.engines) {
 		if e != bench.EngineAqlstore && !slices.Contains(benchEngines, e) {
 			return usageError{fmt.Errorf("--engines: no engine %q (known: %s)", e, strings.Join(benchEngines, ", "))}
@@ -102,6 +105,27 @@ func (c *benchCommand) run(ctx context.Context) error {
 		return fmt.Errorf("bench: %w", err)
 	}
 	return c.write(res)
+}
+
+// checkSettings names the flag of a count or time out of range; the
+// harness refuses them too, in its own terms, after the flags are gone.
+func (c *benchCommand) checkSettings() error {
+	st := c.cfg.Settings
+	switch {
+	case c.cfg.Docs < 1:
+		return fmt.Errorf("--docs %d: the corpus needs at least one manifest", c.cfg.Docs)
+	case st.BatchSize < 1:
+		return fmt.Errorf("--batch %d: give at least 1 document per transaction", st.BatchSize)
+	case st.MinReps < 1:
+		return fmt.Errorf("--min-reps %d: give at least 1 timed run", st.MinReps)
+	case st.MaxReps < st.MinReps:
+		return fmt.Errorf("--max-reps %d: give at least --min-reps (%d)", st.MaxReps, st.MinReps)
+	case st.Warmup < 0:
+		return fmt.Errorf("--warmup %d: give 0 or more untimed runs", st.Warmup)
+	case st.BudgetSecs < 0:
+		return fmt.Errorf("--budget %g: give 0 or more seconds", st.BudgetSecs)
+	}
+	return nil
 }
 
 // write saves results.json, the charts and REPORT.md in --out.

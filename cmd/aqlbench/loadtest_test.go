@@ -81,3 +81,16 @@ func TestUnknownCommandIsUsage(t *testing.T) {
 		t.Fatalf("aqlbench put: %d %s", code, errs)
 	}
 }
+
+// TestBenchRefusesBadSettings: a count or time out of range is a usage
+// error naming its flag, before any engine loads.
+func TestBenchRefusesBadSettings(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range [][]string{{"--docs", "0"}, {"--batch", "0"}, {"--min-reps", "0"}, {"--min-reps", "5", "--max-reps", "2"},
+		{"--warmup", "-1"}, {"--budget", "-1"}} {
+		code, _, errs := run(t, append([]string{"bench", "--out", out, "--no-install"}, c...)...)
+		if code != exitUsage || !strings.Contains(errs, c[len(c)-2]+" ") {
+			t.Errorf("bench %v: exit %d, %s; want a usage error naming %s", c, code, errs, c[len(c)-2])
+		}
+	}
+}
