@@ -47,8 +47,9 @@ func (n *Node) Put(ctx context.Context, doc store.Document) (Receipt, error) {
 	}
 	signals := p.Signals
 	if doc.Signals != nil {
-		// Checked here, before the stream takes it: an override every
-		// replica refused would stop its shard at that entry.
+		// Checked here, before the stream takes it: every replica would
+		// refuse a bad override and skip its entry, so a put acknowledged
+		// here would be stored nowhere.
 		if signals, err = doc.Signals.Canonical(); err != nil {
 			return Receipt{}, fmt.Errorf("%w: Document.Signals: %w", store.ErrInvalid, err)
 		}
