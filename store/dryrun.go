@@ -1,9 +1,6 @@
 package store
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // DryRun checks documents as a sequence of puts would, storing nothing:
 // each Put sees the committed store plus the dry run's own earlier
@@ -45,24 +42,9 @@ func (d *DryRun) Put(doc Document) (Ref, error) {
 	if d.m.b.size() > dryRunBytes {
 		d.reset()
 	}
-	p := doc.Parsed
-	if p != nil && !p.made {
-		return Ref{}, errHandMadeParsed
-	}
-	if p == nil {
-		var err error
-		if p, err = d.s.Parse(doc.Body, doc.Kind); err != nil {
-			return Ref{}, err
-		}
-	}
-	if doc.Signals != nil {
-		sig, err := doc.Signals.Canonical()
-		if err != nil {
-			return Ref{}, fmt.Errorf("%w: Document.Signals: %w", ErrInvalid, err)
-		}
-		c := *p
-		c.Signals = sig
-		p = &c
+	p, err := d.s.parsed(doc)
+	if err != nil {
+		return Ref{}, err
 	}
 	owner := doc.Owner
 	if owner == "" {

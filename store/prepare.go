@@ -13,6 +13,32 @@ import (
 // make: Put would store its bytes, kind and natural key as given, unchecked.
 var errHandMadeParsed = fmt.Errorf("%w: Document.Parsed was not made by ParseDocument or Store.Parse; give the document in Body instead", ErrInvalid)
 
+// parsed returns doc parsed (Body, unless Parsed holds what ParseDocument
+// made of it) with its signals override, checked, in place of the
+// candidate shape's.
+func (s *Store) parsed(doc Document) (*Parsed, error) {
+	p := doc.Parsed
+	switch {
+	case p != nil && !p.made:
+		return nil, errHandMadeParsed
+	case p == nil:
+		var err error
+		if p, err = s.Parse(doc.Body, doc.Kind); err != nil {
+			return nil, err
+		}
+	}
+	if doc.Signals != nil {
+		sig, err := doc.Signals.Canonical()
+		if err != nil {
+			return nil, fmt.Errorf("%w: Document.Signals: %w", ErrInvalid, err)
+		}
+		c := *p
+		c.Signals = sig
+		p = &c
+	}
+	return p, nil
+}
+
 // Prepared is a document made ready for the writer outside its lock:
 // parsed, its owner checked, and its postings extracted when the store's
 // Indexer is an IndexExtractor. Prepare makes one; PutBatch and Loader
@@ -37,24 +63,9 @@ func (pd *Prepared) Owner() string { return pd.owner }
 // reads nothing of the store and is safe for concurrent use: importers
 // prepare documents on every core and hand them to one writer.
 func (s *Store) Prepare(ctx context.Context, doc Document) (*Prepared, error) {
-	p := doc.Parsed
-	if p != nil && !p.made {
-		return nil, errHandMadeParsed
-	}
-	if p == nil {
-		var err error
-		if p, err = s.Parse(doc.Body, doc.Kind); err != nil {
-			return nil, err
-		}
-	}
-	if doc.Signals != nil {
-		sig, err := doc.Signals.Canonical()
-		if err != nil {
-			return nil, fmt.Errorf("%w: Document.Signals: %w", ErrInvalid, err)
-		}
-		c := *p
-		c.Signals = sig
-		p = &c
+	p, err := s.parsed(doc)
+	if err != nil {
+		return nil, err
 	}
 	pd := newPrepared(p, doc.Owner, doc.Unbound)
 	pd.s = s
