@@ -40,8 +40,8 @@ type Options struct {
 	// cache buys half of it (256 MiB: 317 CPU-ms) at no disk cost.
 	BlockCompression string
 	// BlockSize is Pebble's target sstable block size in bytes (default
-	// 16 KiB, at most 64 MiB). A point read of a document that is not in the cache
-	// decompresses a whole block, yet measured as above, smaller blocks
+	// 16 KiB, at most 64 MiB). A point read of a document that is not in
+	// the cache decompresses a whole block, yet measured as above, smaller blocks
 	// cost more CPU per query, not less (more blocks and index entries
 	// per candidate; eq_10pct 490-580 CPU-ms at 16 KiB, 580-815 at 4 KiB)
 	// and more disk (4 KiB: 1,489 bytes per document with zstd, 8 KiB:
@@ -60,7 +60,8 @@ type Options struct {
 	// takes a quarter of the memory unless told otherwise.
 	CacheSize int64
 	// MemTableSize is Pebble's memtable in bytes (default 64 MiB; Pebble's
-	// own 4 MiB default stalls bulk ingest), from 64 KiB up to 4 GiB.
+	// own 4 MiB default stalls bulk ingest), at least 64 KiB and under
+	// 4 GiB.
 	MemTableSize uint64
 	// MaxBatchBytes bounds one PutBatch's encoded size (default 256 MiB).
 	MaxBatchBytes int
@@ -124,7 +125,7 @@ func (o *Options) Validate() error {
 	// a block past its restart offsets' range, and refuses a memtable of
 	// 4 GiB or more: refused here, with the range to choose from.
 	if o.MemTableSize != 0 && (o.MemTableSize < minMemTableSize || o.MemTableSize >= maxMemTableSize) {
-		return fmt.Errorf("%w: MemTableSize %d: want 64 KiB up to 4 GiB (default 64 MiB)", ErrInvalid, o.MemTableSize)
+		return fmt.Errorf("%w: MemTableSize %d: want at least 64 KiB and under 4 GiB (default 64 MiB)", ErrInvalid, o.MemTableSize)
 	}
 	if o.BlockSize > maxBlockSize {
 		return fmt.Errorf("%w: BlockSize %d: want at most 64 MiB (default 16 KiB)", ErrInvalid, o.BlockSize)
