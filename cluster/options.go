@@ -93,6 +93,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("%w: Replicas %d is out of range 1..5 (JetStream's limit)", ErrInvalidOptions, o.Replicas)
 	case len(o.Serve) > 0 && o.Dir == "":
 		return fmt.Errorf("%w: Dir is empty but the node serves shards %v; give a directory for their stores", ErrInvalidOptions, o.Serve)
+	case o.RequestTimeout < 0 || o.WaitApplied < 0:
+		return fmt.Errorf("%w: RequestTimeout %s and WaitApplied %s must not be negative (0: the defaults)", ErrInvalidOptions, o.RequestTimeout, o.WaitApplied)
 	}
 	for _, s := range o.Serve {
 		if s < 0 || s >= o.Shards {
