@@ -53,7 +53,8 @@ type DB struct {
 }
 
 // Open opens the store in dir with its indexes, creating it unless
-// opts.ReadOnly. A nil opts means the defaults.
+// opts.ReadOnly, in a new or empty directory only (one that holds other
+// files and no store is store.ErrInvalid). A nil opts means the defaults.
 func Open(dir string, opts *Options) (*DB, error) {
 	var o Options
 	if opts != nil {

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,4 +114,42 @@ func TestNilArguments(t *testing.T) {
 	if _, err := s.Import(ctx, nil, "", Migration{}); !errors.Is(err, ErrBadExport) {
 		t.Errorf("Import(nil): %v, want ErrBadExport", err)
 	}
+}
+
+// TestOpenRefusesForeignDirectory: a store is created only where it
+// mixes with no one's files; a store already there, or what a process
+// killed while creating one left, opens as before.
+func TestOpenRefusesForeignDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, &Options{NoSync: true}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "notes.txt") {
+		t.Fatalf("open in a directory of someone's files: %v, want ErrInvalid naming notes.txt", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("the refused open left %d entries, want the one file", len(entries))
+	}
+	// Files a store writes do not count: a creation cut short reopens.
+	partial := t.TempDir()
+	for _, name := range []string{"LOCK", "000002.log", "OPTIONS-000003"} {
+		if err := os.WriteFile(filepath.Join(partial, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Open(partial, &Options{NoSync: true}); errors.Is(err, ErrInvalid) {
+		t.Fatalf("open where a creation was cut short: %v", err)
+	}
+	// A store with someone's file beside it opens.
+	s := openTest(t, nil)
+	sdir := s.Dir()
+	s.Close()
+	if err := os.WriteFile(filepath.Join(sdir, "README"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(sdir, &Options{NoSync: true})
+	if err != nil {
+		t.Fatalf("reopen of a store with a file beside it: %v", err)
+	}
+	s2.Close()
 }

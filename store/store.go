@@ -33,8 +33,10 @@ type Store struct {
 	closing atomic.Bool            // raised by Close before it aborts the open load
 }
 
-// Open opens the store in dir, creating it if it does not exist. opts may
-// be nil for the defaults. Opening never re-reads documents.
+// Open opens the store in dir, creating it if it does not exist: in a new
+// or empty directory only, for a directory that holds other files and no
+// store is ErrInvalid (checkNewDir). opts may be nil for the defaults.
+// Opening never re-reads documents.
 func Open(dir string, opts *Options) (*Store, error) {
 	var o Options
 	if opts != nil {
@@ -49,6 +51,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 			return nil, noStore(dir, err)
 		}
 	} else if o.FS == nil {
+		if err := checkNewDir(dir); err != nil {
+			return nil, err
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("store: create %s: %w", dir, err)
 		}
