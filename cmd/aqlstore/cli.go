@@ -312,6 +312,9 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 // and it marks the readingCommands, whose open then refuses a missing
 // store rather than create one.
 func (m *Main) preRun(cmd *cobra.Command, _ []string) error {
+	if strings.TrimSpace(m.dir) == "" {
+		return usageError{fmt.Errorf("--dir %q: give the store's directory (default ./aqlstore-data, or $AQLSTORE_DIR)", m.dir)}
+	}
 	if m.asDID != "" && m.asDID != store.Public {
 		if err := canon.CheckDID(m.asDID); err != nil {
 			return usageError{fmt.Errorf("--as: %w", err)}

@@ -126,7 +126,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		// Counts below what they count: each would otherwise fall back to
 		// a default the user did not ask for.
 		{"put", "--batch", "0", "x.json"}, {"put", "--max-errors", "0", "x.json"}, {"reindex", "--batch", "0"},
-		{"index", "--batch", "-1", "--text-paths", "/a"}, {"ls", "--limit", "-1"}} {
+		{"index", "--batch", "-1", "--text-paths", "/a"}, {"ls", "--limit", "-1"},
+		{"--dir", "", "init"}, {"--dir", " ", "ls"}} {
 		if code, _, _ := run(t, dir, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
