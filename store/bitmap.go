@@ -84,6 +84,12 @@ func (m *bitmapMerge) MergeOlder(v []byte) error {
 func (m *bitmapMerge) keep(v []byte) [2]int32 {
 	start := len(m.buf)
 	m.buf = append(m.buf, v...)
+	// union reads sets in place (FromBuffer), and roaring may make a
+	// zero-length []uint16 at a set's end: with the set last in the
+	// buffer, that pointer lay past the allocation, which the race
+	// detector's pointer checks (checkptr) stop the process for. A few
+	// bytes of spare room keep it inside.
+	m.buf = slices.Grow(m.buf, 8)
 	return [2]int32{int32(start), int32(len(m.buf))}
 }
 
