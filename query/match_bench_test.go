@@ -173,6 +173,9 @@ func BenchmarkJudge(b *testing.B) {
 // and no projection marks: its allocations are the candidate's own (the
 // candidate, its evaluations and their values, the payload).
 func TestJudgeAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts under the race detector are its own")
+	}
 	doc := manifestDocs(t, 1)[0]
 	cat, _ := canon.Member(doc.Body, "tool")
 	cats, _ := canon.Member(cat, "categories")

@@ -52,7 +52,7 @@ func TestAppendOnePath(t *testing.T) {
 		if want := canon.AppendValue(nil, mustApply(t, tree, inc)); string(buf) != string(want) {
 			t.Errorf("%s: wrote %s, want %s", path, buf, want)
 		}
-		if found := path != "/a/b/2" && path != "/a/q" && path != "/zz" && path != "/a/b/x"; found && allocs > 0 {
+		if found := path != "/a/b/2" && path != "/a/q" && path != "/zz" && path != "/a/b/x"; found && allocs > 0 && !raceEnabled {
 			t.Errorf("%s: %.0f allocations, want none", path, allocs)
 		}
 	}
