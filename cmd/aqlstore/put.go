@@ -443,13 +443,19 @@ func rate(n int, el time.Duration) string {
 // progress is a bar on a terminal for total documents (-1: not known in
 // advance), silent elsewhere. It shows the count; the rate is put in its
 // description by the caller once rate has one.
+//
+// The spinner of a bar of unknown length turns only as the bar is
+// added to: progressbar's own ticker goroutine (its default 100 ms
+// interval) reads the bar's start time unlocked while Add writes it, a
+// data race the race detector reports in every test of a load.
 func (c *putCommand) progress(total int, what string) *progressbar.ProgressBar {
 	if !c.m.StderrIsTerminal {
-		return progressbar.DefaultSilent(int64(total))
+		return progressbar.NewOptions(total, progressbar.OptionSetVisibility(false))
 	}
 	return progressbar.NewOptions(total, progressbar.OptionSetWriter(c.m.Stderr),
 		progressbar.OptionSetDescription(what), progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("docs"), progressbar.OptionThrottle(100*time.Millisecond))
+		progressbar.OptionSetItsString("docs"), progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetSpinnerChangeInterval(0))
 }
 
 // barLine makes what is printed next start a line of its own on a
