@@ -332,6 +332,9 @@ func (m *Main) preRun(cmd *cobra.Command, _ []string) error {
 
 // noStoreError says that --dir names no store, and how to make one.
 func noStoreError(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return &problemsError{code: "no_store", err: fmt.Errorf("no store at %s: it is a file, not a directory; give a store's directory with --dir (or $AQLSTORE_DIR)", dir)}
+	}
 	return &problemsError{code: "no_store", err: fmt.Errorf("no store at %s: check --dir (or $AQLSTORE_DIR); create one with `aqlstore --dir %s init` "+
 		"or `aqlstore --dir %s put FILE`", dir, dir, dir)}
 }

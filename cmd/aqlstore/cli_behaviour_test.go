@@ -54,6 +54,10 @@ func TestReadingCommandsCreateNoStore(t *testing.T) {
 			t.Fatalf("%v created a store at %s", args, typo)
 		}
 	}
+	// A --dir naming a file says so, rather than suggest init there.
+	if code, _, errs := run(t, intent, "", "ls"); code == 0 || !strings.Contains(errs, "it is a file, not a directory") {
+		t.Errorf("ls with --dir a file: exit %d, %s", code, errs)
+	}
 }
 
 // pebbleIn reports whether dir holds database files.
