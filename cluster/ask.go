@@ -48,7 +48,15 @@ func (n *Node) scatter(ctx context.Context, partial bool, reqFor func(shard int)
 // the encoding of request and reply.
 func (n *Node) ask(ctx context.Context, shard int, req *request) (*reply, error) {
 	if r, ok := n.replicas[shard]; ok {
-		return replyOf(shard, r.answer(ctx, req))
+		rep := r.answer(ctx, req)
+		if err := ctx.Err(); err != nil && rep.Error != nil {
+			// The caller's time ran out while the replica caught up (a
+			// write's attempt has 2 s, WaitApplied 5): the shard was not
+			// reachable in time, as a remote one that did not answer, and
+			// the deadline stays in the chain so that the write retries.
+			return nil, &ShardError{Shard: shard, Err: fmt.Errorf("%w: the replica did not answer in time (%w)", ErrShardUnavailable, err)}
+		}
+		return replyOf(shard, rep)
 	}
 	data, err := json.Marshal(req)
 	if err != nil {
@@ -115,7 +123,7 @@ func (n *Node) locate(ctx context.Context, principal string, id canon.ContentID)
 	// Not scatter, which stops at the first error: a NotFound on one
 	// shard must not hide the document on another.
 	var wg sync.WaitGroup
-	var unavailable error
+	var unavailable, failed error
 	for i := range n.o.Shards {
 		wg.Go(func() {
 			// The replica must have applied the stream as it is now, so
@@ -134,15 +142,19 @@ func (n *Node) locate(ctx context.Context, principal string, id canon.ContentID)
 				found = rep
 			case errors.Is(err, ErrShardUnavailable):
 				unavailable = err
+			case !errors.Is(err, store.ErrNotFound):
+				failed = err
 			}
 		})
 	}
 	wg.Wait()
-	if found != nil {
+	switch {
+	case found != nil:
 		return found, nil
-	}
-	if unavailable != nil {
+	case unavailable != nil:
 		return nil, unavailable
+	case failed != nil:
+		return nil, failed // a shard that failed may hold it: not "not found"
 	}
 	return nil, fmt.Errorf("%w: %s", store.ErrNotFound, id)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/store"
@@ -177,5 +178,22 @@ func TestPutRefusesBadSignals(t *testing.T) {
 	}
 	if score := res.Document["candidates"].([]any)[0].(map[string]any)["score"]; fmt.Sprint(score) != "0.5" {
 		t.Fatalf("o2's score %v, want 0.5 (the override, canonical)", score)
+	}
+}
+
+// TestLocalShardOutOfTimeIsUnavailable: a shard this node serves, asked
+// to see a sequence its replica has not applied when the caller's time
+// runs out (a write's attempt has 2 s, WaitApplied 5 s), is unavailable
+// for the moment, and the error keeps the deadline so that a write
+// retries; it is never "not found", which made a delete right after its
+// put on a loaded machine report a document it had stored as missing.
+func TestLocalShardOutOfTimeIsUnavailable(t *testing.T) {
+	c := newTestCluster(t, 1)
+	a := c.start("a", 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := a.ask(ctx, 0, &request{Op: "locate", Principal: store.Public, ID: canon.Sum([]byte("{}")).String(), After: 1 << 40})
+	if !errors.Is(err, ErrShardUnavailable) || !transient(err) || errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("ask past its deadline: %v, want ErrShardUnavailable keeping the deadline", err)
 	}
 }
