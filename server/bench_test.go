@@ -13,13 +13,13 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/internal/corpus"
+	"github.com/aqlstore/aqlstore/internal/cputime"
 	"github.com/aqlstore/aqlstore/query/sign"
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -160,11 +160,9 @@ func BenchmarkPointQuery(b *testing.B) {
 	b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
 }
 
-// processCPU is the CPU time the process has used, user and system.
+// processCPU is the CPU time the process has used, user and system
+// (0 where the system does not say).
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := cputime.Process()
+	return d
 }

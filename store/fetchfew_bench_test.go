@@ -7,11 +7,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/internal/cputime"
 )
 
 // BenchmarkFetchFew fetches a handful of random documents per operation
@@ -110,11 +110,9 @@ func (readOnlyIndexer) Flush(*IndexWriter) error        { return errReadOnlyInde
 func (readOnlyIndexer) Done(bool)                       {}
 func (r readOnlyIndexer) Version() string               { return r.version }
 
-// processCPU is the CPU time the process has used, user and system.
+// processCPU is the CPU time the process has used, user and system
+// (0 where the system does not say).
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := cputime.Process()
+	return d
 }
