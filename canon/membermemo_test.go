@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/aqlstore/aqlstore/internal/race"
 	"pgregory.net/rapid"
 )
 
@@ -96,7 +97,7 @@ func TestMemberMemoRefusesOtherBytes(t *testing.T) {
 }
 
 func TestMemberMemoNoAlloc(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("allocation counts under the race detector are its own")
 	}
 	c := []byte(`{"a":[1,2,3],"b":{"c":1},"t":2}`)

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/aqlstore/aqlstore/internal/race"
 	"pgregory.net/rapid"
 )
 
@@ -132,7 +133,7 @@ func TestMembersOdd(t *testing.T) {
 }
 
 func TestMembersNoAlloc(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("allocation counts under the race detector are its own")
 	}
 	c, _ := canonicalOf(t, testDecode(t, `{"a":{"x\"y":[0,1,{"b":true}]},"c":[{"d":1},{"d":2},{"e":{"d":3}}],"z":1}`))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aqlstore/aqlstore/internal/race"
 	"math/big"
 	"math/rand/v2"
 	"reflect"
@@ -471,7 +472,7 @@ func TestPointerDeepTree(t *testing.T) {
 // TestPointerNoAllocWithoutWildcards guards the hot path: the evaluator
 // resolves plain pointers once per candidate document.
 func TestPointerNoAllocWithoutWildcards(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("allocation counts under the race detector are its own")
 	}
 	doc := testDecode(t, ptrTestDoc)

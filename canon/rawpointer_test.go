@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/aqlstore/aqlstore/internal/race"
 	"pgregory.net/rapid"
 )
 
@@ -296,7 +297,7 @@ func TestRawNameEqualsMatchesRawString(t *testing.T) {
 }
 
 func TestResolveRawNoAlloc(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("allocation counts under the race detector are its own")
 	}
 	c, _ := canonicalOf(t, testDecode(t, `{"a":{"x\"y":[0,1,{"b":true}]},"c":[{"d":1},{"d":2},{"e":{"d":3}}]}`))

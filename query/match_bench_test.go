@@ -9,6 +9,7 @@ import (
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/index"
 	"github.com/aqlstore/aqlstore/internal/corpus"
+	"github.com/aqlstore/aqlstore/internal/race"
 	"github.com/aqlstore/aqlstore/query/aql"
 	"github.com/aqlstore/aqlstore/query/eval"
 	"github.com/aqlstore/aqlstore/query/project"
@@ -173,7 +174,7 @@ func BenchmarkJudge(b *testing.B) {
 // and no projection marks: its allocations are the candidate's own (the
 // candidate, its evaluations and their values, the payload).
 func TestJudgeAllocations(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("allocation counts under the race detector are its own")
 	}
 	doc := manifestDocs(t, 1)[0]

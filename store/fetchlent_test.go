@@ -9,6 +9,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/internal/race"
 )
 
 // TestFetchLent: FetchLent yields what Fetch yields (seen during the
@@ -88,7 +89,7 @@ func TestFetchLentAllocatesNoDocument(t *testing.T) {
 			}
 		}
 	}
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("allocation counts under the race detector are its own")
 	}
 	for _, sequential := range []bool{false, true} {

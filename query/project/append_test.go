@@ -5,6 +5,7 @@ import (
 
 	"github.com/aqlstore/aqlstore/canon"
 	"github.com/aqlstore/aqlstore/internal/corpus"
+	"github.com/aqlstore/aqlstore/internal/race"
 )
 
 // BenchmarkPayloadBytes gives a generated manifest's payload as bytes, as
@@ -52,7 +53,7 @@ func TestAppendOnePath(t *testing.T) {
 		if want := canon.AppendValue(nil, mustApply(t, tree, inc)); string(buf) != string(want) {
 			t.Errorf("%s: wrote %s, want %s", path, buf, want)
 		}
-		if found := path != "/a/b/2" && path != "/a/q" && path != "/zz" && path != "/a/b/x"; found && allocs > 0 && !raceEnabled {
+		if found := path != "/a/b/2" && path != "/a/q" && path != "/zz" && path != "/a/b/x"; found && allocs > 0 && !race.Enabled {
 			t.Errorf("%s: %.0f allocations, want none", path, allocs)
 		}
 	}

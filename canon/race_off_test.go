@@ -1,5 +1,0 @@
-//go:build !race
-
-package canon
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package project
-
-const raceEnabled = false

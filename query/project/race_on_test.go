@@ -1,7 +1,0 @@
-//go:build race
-
-package project
-
-// raceEnabled says the race detector is on: it allocates for its own
-// bookkeeping, so allocation counts are not the code's.
-const raceEnabled = true
