@@ -16,7 +16,12 @@ func (c *checker) numbers(v any, at []segment) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
-			c.numbers1(v, k, e, append(at, segment{name: k}))
+			at := append(at, segment{name: k})
+			if n, ok := e.(canon.Number); ok {
+				v[k] = c.canonicalNumber(n, at)
+			} else {
+				c.numbers(e, at)
+			}
 		}
 	case []any:
 		for i, e := range v {
@@ -27,15 +32,6 @@ func (c *checker) numbers(v any, at []segment) {
 				c.numbers(e, at)
 			}
 		}
-	}
-}
-
-// numbers1 is numbers of member k of m, whose value is e.
-func (c *checker) numbers1(m map[string]any, k string, e any, at []segment) {
-	if n, ok := e.(canon.Number); ok {
-		m[k] = c.canonicalNumber(n, at)
-	} else {
-		c.numbers(e, at)
 	}
 }
 
