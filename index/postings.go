@@ -31,6 +31,15 @@ import (
 // of the measure (the slot and long keys' misses stay, and the log's
 // growth and sort cost about what the blocks do), for half as much
 // memory again.
+//
+// A path's existence key and its typed and multi keys (a type byte) are
+// found by path id (byPath, addAt), not hashed: nearly half of a
+// manifest's postings go to these few keys per path. On 1,000,000
+// manifests (aqlstore put, two interleaved pairs) that took 3 to 6 of
+// about 96 CPU-s off. Keeping the equality and range keys of paths
+// whose values are mostly distinct in a second set per shard, so that
+// the keys that take many numbers sit in a table that stays in the
+// cache, was measured the same way: no gain within the noise.
 type postingSet struct {
 	seed   maphash.Seed
 	table  []uint64 // hash<<32 | entry index + 1, 0 for an empty slot; a power of two long
@@ -39,6 +48,11 @@ type postingSet struct {
 	chunks [][]uint32
 	fill   uint32 // words used of chunks[len-1]
 	sink   uint32 // what addAll's warming reads sum to, kept so they are not dropped
+	// byPath finds the keys of a path's existence, typed and multi
+	// postings by path id, without a hash (pathSlot): entry index + 1, 0
+	// when not looked up yet. Those few keys per path take nearly half
+	// of a manifest's postings.
+	byPath []uint32
 }
 
 // pent is one key's entry.
@@ -89,6 +103,11 @@ func (s *postingSet) empty(drop bool) {
 		}
 	}
 	s.fill = 1 // offset 0 means no block
+	if drop || len(s.byPath) > keepTable {
+		s.byPath = nil
+	} else {
+		clear(s.byPath)
+	}
 }
 
 // len returns the number of keys in the set.
@@ -119,6 +138,7 @@ type keyBatch struct {
 	keys   []byte
 	ends   []uint32 // key i is keys[ends[i-1]:ends[i]]
 	hashes []uint32
+	key    []byte // one key added apart (addAt)
 }
 
 func (b *keyBatch) reset() { b.keys, b.ends = b.keys[:0], b.ends[:0] }
@@ -165,6 +185,62 @@ func (s *postingSet) addAll(b *keyBatch, num uint32) {
 		s.addHashed(b.keys[start:end], b.hashes[i], num)
 		start = end
 	}
+}
+
+// pathSlots is how many byPath slots a path id has: its existence key
+// and the typed and multi keys of numbers and instants. Path ids from
+// maxSlotted on have none, so byPath stays small enough to clear at
+// every mutation.
+const (
+	pathSlots  = 5
+	maxSlotted = keepTable / pathSlots
+)
+
+// pathSlot returns the byPath slot of a key of family fam with value
+// under path id, and whether the key has one.
+func pathSlot(id uint32, fam byte, value []byte) (int, bool) {
+	var k int
+	switch {
+	case id >= maxSlotted:
+		return 0, false
+	case fam == famExists && len(value) == 0:
+		k = 0
+	case (fam == famTyped || fam == famMulti) && len(value) == 1 && (value[0] == typeNumber || value[0] == typeInst):
+		k = 1
+		if fam == famMulti {
+			k = 3
+		}
+		if value[0] == typeInst {
+			k++
+		}
+	default:
+		return 0, false
+	}
+	return int(id)*pathSlots + k, true
+}
+
+// addAt is add of key, whose byPath slot is slot.
+func (s *postingSet) addAt(slot int, key []byte, num uint32) {
+	if slot < len(s.byPath) {
+		if i := s.byPath[slot]; i != 0 {
+			if e := &s.ents[i-1]; e.last != num {
+				s.append(e, num)
+			}
+			return
+		}
+	} else {
+		s.byPath = append(s.byPath, make([]uint32, (slot/pathSlots+1)*pathSlots-len(s.byPath))...)
+	}
+	h := uint32(maphash.Bytes(s.seed, key))
+	at, i := s.lookup(key, h)
+	if i < 0 {
+		i = s.insert(key, h, at)
+		e := &s.ents[i]
+		e.n, e.last = 1, num
+	} else if e := &s.ents[i]; e.last != num {
+		s.append(e, num)
+	}
+	s.byPath[slot] = uint32(i) + 1
 }
 
 // append adds num to e, a key with at least one number.

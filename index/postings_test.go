@@ -163,3 +163,62 @@ func TestPostingSetAddAllEqualsAdd(t *testing.T) {
 		}
 	})
 }
+
+// TestPostingSetAddAtEqualsAdd adds documents' keys to one set as the
+// shards do, a key with a path slot (pathSlot) by addAt and the others
+// in a batch, and to another key by key, over runs that resetRun or
+// reset ends: both sets hold the same keys with the same numbers, and
+// a key of an earlier run is gone.
+func TestPostingSetAddAtEqualsAdd(t *testing.T) {
+	type kv struct {
+		fam   byte
+		value string
+	}
+	shapes := []kv{
+		{famExists, ""}, {famExists, "n"}, {famTyped, "n"}, {famTyped, "i"}, {famTyped, "s"}, {famTyped, ""},
+		{famMulti, "n"}, {famMulti, "i"}, {famMulti, "ni"}, {famEq, "n"}, {famEq, ""}, {famRange, "i"},
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		at, one := newPostingSet(), newPostingSet()
+		var b keyBatch
+		var prev []byte
+		for range rapid.IntRange(1, 3).Draw(t, "runs") {
+			num := uint32(1)
+			for range rapid.IntRange(0, 30).Draw(t, "docs") {
+				b.reset()
+				for range rapid.IntRange(0, 40).Draw(t, "keys") {
+					sh := rapid.SampledFrom(shapes).Draw(t, "shape")
+					id := rapid.SampledFrom([]uint32{0, 1, 2, 7, 40, maxSlotted - 1, maxSlotted, 1<<32 - 1}).Draw(t, "id")
+					key := append(appendPathKey(nil, sh.fam, id), sh.value...)
+					one.add(key, num)
+					prev = key
+					if slot, ok := pathSlot(id, sh.fam, []byte(sh.value)); ok {
+						at.addAt(slot, key, num)
+						continue
+					}
+					b.keys = append(b.keys, key...)
+					b.ends = append(b.ends, uint32(len(b.keys)))
+				}
+				at.addAll(&b, num)
+				num += uint32(rapid.IntRange(1, 3).Draw(t, "step"))
+			}
+			var got, want []string
+			at.each(func(k string, p *posting) { got = append(got, fmt.Sprint(k, p.nums())) })
+			one.each(func(k string, p *posting) { want = append(want, fmt.Sprint(k, p.nums())) })
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("with path slots\n%q\nkey by key\n%q", got, want)
+			}
+			if rapid.Bool().Draw(t, "keep") {
+				at.resetRun()
+			} else {
+				at.reset()
+			}
+			one.reset()
+			if prev != nil && at.find(string(prev)) != nil {
+				t.Fatalf("key %q found after the reset", prev)
+			}
+		}
+	})
+}

@@ -99,6 +99,7 @@ func (sh *shards) wait() {
 // scratch.
 func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 	n, me := uint32(len(sh.sets)), uint32(i)
+	set := sh.sets[i]
 	b.reset()
 	for e := j.x.entries; len(e) > 0; {
 		p, k := binary.Uvarint(e)
@@ -111,10 +112,15 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 		if id%n != me {
 			continue
 		}
+		if slot, ok := pathSlot(id, fam, value); ok {
+			b.key = append(appendPathKey(b.key[:0], fam, id), value...)
+			set.addAt(slot, b.key, j.num)
+			continue
+		}
 		b.keys = append(appendPathKey(b.keys, fam, id), value...)
 		b.ends = append(b.ends, uint32(len(b.keys)))
 	}
-	sh.sets[i].addAll(b, j.num)
+	set.addAll(b, j.num)
 }
 
 // reset empties the sets; the caller has waited.
