@@ -370,6 +370,7 @@ func sortSamePre(ents []runEnt, end uint32) {
 type spilled struct {
 	path   string
 	ranges map[int]bool
+	sizes  map[int]int // each range's entries, for the merge's order
 	asc    map[int]ascending // what it wrote of the ascending ranges, until apply
 }
 
@@ -406,7 +407,7 @@ func (a *ascending) follows(key []byte) error {
 // (spilled.apply) before the next run spills, and writes nothing of l
 // but its files: it may run while the next run is built.
 func (l *Loader) spillRun(r *loadRun, path string) (spilled, error) {
-	sp := spilled{path: path, ranges: map[int]bool{}, asc: map[int]ascending{}}
+	sp := spilled{path: path, ranges: map[int]bool{}, sizes: map[int]int{}, asc: map[int]ascending{}}
 	parts := r.sort()
 	ranges := slices.Sorted(maps.Keys(parts))
 	errs := make([]error, len(ranges))
@@ -416,6 +417,7 @@ func (l *Loader) spillRun(r *loadRun, path string) (spilled, error) {
 	for i, rg := range ranges {
 		if !ascendingRange(rg) {
 			sp.ranges[rg] = true
+			sp.sizes[rg] = len(parts[rg])
 		}
 		wg.Add(1)
 		sem <- struct{}{}
@@ -616,7 +618,8 @@ func (l *Loader) merge() ([]string, error) {
 	errs := make([]error, len(ranges))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	for i, r := range ranges {
+	for _, i := range l.largestFirst(ranges, last) {
+		r := ranges[i]
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -632,6 +635,24 @@ func (l *Loader) merge() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// largestFirst returns the places in ranges of the ranges to merge, the
+// one with the most entries first: the equality postings' range takes
+// about as long as all the others together, and started last, in key
+// order, it left one core idle for most of its time. (On 1,000,000
+// manifests: the merge took 7.5 s, the equality postings 5.4 s of it.)
+func (l *Loader) largestFirst(ranges []int, last map[int][]runEnt) []int {
+	size := make([]int, len(ranges))
+	order := make([]int, len(ranges))
+	for i, r := range ranges {
+		order[i], size[i] = i, len(last[r])
+		for _, sp := range l.runs {
+			size[i] += sp.sizes[r]
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size[b] - size[a] })
+	return order
 }
 
 // mergeRange merges range r of the spilled runs and last, the last
@@ -782,6 +803,7 @@ type tableMerge struct {
 	t      *tableWriter
 	tables []string
 	old    []byte
+	val    []byte // posting's value, until the next key
 }
 
 // posting returns the stored value of the posting list at key: nums
@@ -794,8 +816,10 @@ func (m *tableMerge) posting(key []byte, nums []uint32) ([]byte, error) {
 		return nil, err
 	}
 	if !found {
-		if v, ok := encodeSortedOperand(nil, nums); ok {
-			return v, nil
+		var ok bool
+		// The table copies the value: the buffer serves the next key.
+		if m.val, ok = encodeSortedOperand(m.val[:0], nums); ok {
+			return m.val, nil
 		}
 	}
 	bm := roaring.New()
