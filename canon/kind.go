@@ -87,6 +87,9 @@ type Document struct {
 	// View is the RFC 8785 JSON that indexes and AQL see, when it differs
 	// from Canonical (a PAIRL message's JSON view); nil means Canonical.
 	View []byte
+	// numbersExact is set by ParseDocument when the one pass met no
+	// number literal that might round (Rounded).
+	numbersExact bool
 }
 
 // ID returns the content id of the document's canonical bytes.
@@ -130,7 +133,11 @@ func ParseDocument(raw []byte, kind Kind, lim *Limits) (*Document, error) {
 	}
 	if p.rootOK {
 		// The canonicalizer met the root members: no second scan.
-		return parseCanonical(c, kind, rootTable{c, p.root})
+		doc, err := parseCanonical(c, kind, rootTable{c, p.root})
+		if doc != nil {
+			doc.numbersExact = !p.mayRound
+		}
+		return doc, err
 	}
 	return parseCanonical(c, kind, rawObject(c))
 }

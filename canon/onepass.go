@@ -30,6 +30,7 @@ func (c *onePass) run(dst, b []byte, l *Limits) ([]byte, bool) {
 		return dst, false
 	}
 	c.b, c.i, c.out, c.root, c.rootOK, c.paths = b, 0, dst, c.root[:0], false, pathBound{}
+	c.mayRound = false
 	c.maxDepth, c.maxMembers = min(l.MaxDepth, fastMaxDepth), l.MaxMembers
 	c.maxName, c.maxPath = l.MaxNameBytes, l.MaxPathBytes
 	start := len(dst)
@@ -71,6 +72,9 @@ type onePass struct {
 	sorted  []byte          // an object's members, reordered
 	root    []memberOffsets // the root object's members
 	rootOK  bool            // root holds them: the root is an object the one pass wrote
+	// mayRound is set when a number literal may not be exactly its
+	// canonical form (literalMayRound): Document.Rounded then looks.
+	mayRound bool
 }
 
 // memberSpan is one member of an object being written: where its
@@ -470,6 +474,9 @@ func (c *onePass) number() bool {
 	if shortInteger(text) {
 		c.out = append(c.out, text...)
 		return true
+	}
+	if literalMayRound(text) {
+		c.mayRound = true
 	}
 	out, err := AppendNumber(c.out, Number(text))
 	c.out = out

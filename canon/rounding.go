@@ -53,9 +53,8 @@ func RoundedNumbers(b []byte) []Rounding {
 }
 
 // mayRound reports whether b holds a number literal that a double might
-// not hold exactly: more than 15 significant digits, or an exponent or a
-// run of zeros that reaches toward the ends of the double range. It
-// over-approximates; RoundedNumbers then decides exactly.
+// not hold exactly (literalMayRound). It over-approximates;
+// RoundedNumbers then decides exactly.
 func mayRound(b []byte) bool {
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; {
@@ -66,27 +65,50 @@ func mayRound(b []byte) bool {
 			}
 			i = end - 1
 		case c == '-' || isDigit(c):
-			j, sig, zeros, expDigits := i, 0, 0, 0
-			for ; j < len(b) && b[j] != 'e' && b[j] != 'E' && (b[j] == '.' || b[j] == '-' || isDigit(b[j])); j++ {
-				switch {
-				case b[j] == '0' && sig == 0:
-					zeros++
-				case isDigit(b[j]):
-					sig++
-				}
+			j := i
+			for ; j < len(b) && (b[j] == '.' || b[j] == '-' || b[j] == '+' || b[j] == 'e' || b[j] == 'E' || isDigit(b[j])); j++ {
 			}
-			if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
-				for j++; j < len(b) && (b[j] == '+' || b[j] == '-' || isDigit(b[j])); j++ {
-					expDigits++
-				}
-			}
-			if sig > 15 || zeros > 250 || expDigits > 2 {
+			if literalMayRound(b[i:j]) {
 				return true
 			}
 			i = j - 1
 		}
 	}
 	return false
+}
+
+// literalMayRound reports whether the number literal b is one a double
+// might not hold exactly: more than 15 significant digits, or an
+// exponent or a run of zeros that reaches toward the ends of the double
+// range.
+func literalMayRound(b []byte) bool {
+	j, sig, zeros, expDigits := 0, 0, 0, 0
+	for ; j < len(b) && b[j] != 'e' && b[j] != 'E'; j++ {
+		switch {
+		case b[j] == '0' && sig == 0:
+			zeros++
+		case isDigit(b[j]):
+			sig++
+		}
+	}
+	if j < len(b) {
+		for j++; j < len(b); j++ {
+			if isDigit(b[j]) {
+				expDigits++
+			}
+		}
+	}
+	return sig > 15 || zeros > 250 || expDigits > 2
+}
+
+// Rounded is RoundedNumbers of raw, the input d was parsed from (by
+// ParseDocument): nil at once when the parse met no number literal that
+// might round.
+func (d *Document) Rounded(raw []byte) []Rounding {
+	if d.numbersExact {
+		return nil
+	}
+	return RoundedNumbers(raw)
 }
 
 // sameDecimal reports whether two JSON number literals have the same

@@ -231,6 +231,22 @@ func TestRoundedNumbers(t *testing.T) {
 	if r := RoundedNumbers([]byte(`{"a":1.5,"b":[12345678901234,"9007199254740993"]}`)); r != nil {
 		t.Errorf("nothing rounds, got %v", r)
 	}
+	// A parsed document answers the same, and skips the scan when the
+	// parse met no number that might round.
+	d, err := ParseDocument([]byte(doc), KindJSON, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.numbersExact || len(d.Rounded([]byte(doc))) != len(want) {
+		t.Errorf("parsed: numbersExact %v, %d rounded, want false and %d", d.numbersExact, len(d.Rounded([]byte(doc))), len(want))
+	}
+	exact := `{"a":1.5,"b":[12345678901234,"9007199254740993",1e2,-0.25]}`
+	if d, err = ParseDocument([]byte(exact), KindJSON, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !d.numbersExact || d.Rounded([]byte(exact)) != nil {
+		t.Errorf("parsed %s: numbersExact %v, rounded %v; want true, nil", exact, d.numbersExact, d.Rounded([]byte(exact)))
+	}
 }
 
 // FuzzRoundedNumbers: the cheap scan never hides a number whose value
@@ -252,6 +268,11 @@ func FuzzRoundedNumbers(f *testing.F) {
 		})
 		if got := len(RoundedNumbers(b)); got != want {
 			t.Fatalf("%q: %d rounded numbers listed, %d in the document", b, got, want)
+		}
+		if d, err := ParseDocument(b, KindJSON, nil); err == nil {
+			if got := len(d.Rounded(b)); got != want {
+				t.Fatalf("%q: %d rounded numbers listed by the parsed document, %d in it", b, got, want)
+			}
 		}
 	})
 }

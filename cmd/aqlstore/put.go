@@ -307,7 +307,7 @@ func roundedNumbers(d *rawDoc, p *store.Parsed) []canon.Rounding {
 	if p.View != nil { // PAIRL text: its numbers are the view's own
 		return nil
 	}
-	return canon.RoundedNumbers(d.body)
+	return p.Document.Rounded(d.body)
 }
 
 // warn says which numbers of d are stored rounded.
