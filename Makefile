@@ -7,7 +7,7 @@ FUZZTIME ?= 10s
 FUZZMINTIME ?= 5s
 PKGS    := ./...
 
-.PHONY: all build build-bench test test-long cluster chaos cluster-bench crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-point bench-1m lint staticcheck demo serve loadtest loadtest-corpus clean
+.PHONY: all build build-bench test test-long cluster chaos cluster-bench crashtest vectors race fuzz fuzz-long bench bench-full bench-micro bench-point bench-1m lint staticcheck demo serve loadtest loadtest-corpus bench-put clean
 
 all: build
 
@@ -167,6 +167,22 @@ loadtest-corpus: build
 	$(BIN) --dir $(LOADTEST_DIR) init; \
 	$(BIN) gen --kind manifest -n $(LOADTEST_DOCS) --seed 1 | $(BIN) --dir $(LOADTEST_DIR) put -; \
 	touch $(LOADTEST_DIR)/.complete
+
+## bench-put: `aqlstore put` of $(PUT_DOCS) generated manifests from an NDJSON
+## file (written once to $(PUT_FILE), 2.8 GB at a million) into a new store
+## in $(PUT_DIR): put prints its documents/s; then the time of a command
+## run right after the load (the store's open, with nothing to compact).
+PUT_DOCS ?= 1000000
+PUT_FILE ?= $(CURDIR)/bench/results/tmp/manifests-$(PUT_DOCS).ndjson
+PUT_DIR  ?= $(CURDIR)/bench/results/tmp/put-$(PUT_DOCS)
+bench-put: build
+	@mkdir -p $(dir $(PUT_FILE))
+	@test -s $(PUT_FILE) || $(BIN) gen --kind manifest -n $(PUT_DOCS) --seed 1 > $(PUT_FILE)
+	@rm -rf $(PUT_DIR); $(BIN) --dir $(PUT_DIR) init >/dev/null
+	$(BIN) --dir $(PUT_DIR) put $(PUT_FILE)
+	@echo "open and list one document right after the load:"
+	@bash -c 'time $(BIN) --dir $(PUT_DIR) ls --limit 1 >/dev/null'
+	@du -sk $(PUT_DIR)
 
 ## cluster: three NATS JetStream servers (ports 4222-4224) and three aqlstore nodes
 ## (http://127.0.0.1:8081-8083) on loopback: 3 shards, streams with 3 replicas,
