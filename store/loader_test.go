@@ -177,7 +177,7 @@ func TestSpillWritesAscendingRangesAsTables(t *testing.T) {
 	for _, fam := range []byte{prefixDoc, prefixColumn, prefixReceipt} {
 		rg := rangeOf([]byte{fam})
 		for i, sp := range l.runs {
-			if sp.ranges[rg] {
+			if sp.ranges[rg] > 0 {
 				t.Errorf("run %d spilled family %q to a file", i+1, fam)
 			}
 		}

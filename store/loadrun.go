@@ -369,8 +369,7 @@ func sortSamePre(ents []runEnt, end uint32) {
 // spilled is a run written to files: one per range it has keys in.
 type spilled struct {
 	path   string
-	ranges map[int]bool
-	sizes  map[int]int // each range's entries, for the merge's order
+	ranges map[int]int       // the ranges it has a file of, with their entries (the merge's order)
 	asc    map[int]ascending // what it wrote of the ascending ranges, until apply
 }
 
@@ -407,7 +406,7 @@ func (a *ascending) follows(key []byte) error {
 // (spilled.apply) before the next run spills, and writes nothing of l
 // but its files: it may run while the next run is built.
 func (l *Loader) spillRun(r *loadRun, path string) (spilled, error) {
-	sp := spilled{path: path, ranges: map[int]bool{}, sizes: map[int]int{}, asc: map[int]ascending{}}
+	sp := spilled{path: path, ranges: map[int]int{}, asc: map[int]ascending{}}
 	parts := r.sort()
 	ranges := slices.Sorted(maps.Keys(parts))
 	errs := make([]error, len(ranges))
@@ -416,8 +415,7 @@ func (l *Loader) spillRun(r *loadRun, path string) (spilled, error) {
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	for i, rg := range ranges {
 		if !ascendingRange(rg) {
-			sp.ranges[rg] = true
-			sp.sizes[rg] = len(parts[rg])
+			sp.ranges[rg] = len(parts[rg])
 		}
 		wg.Add(1)
 		sem <- struct{}{}
@@ -648,7 +646,7 @@ func (l *Loader) largestFirst(ranges []int, last map[int][]runEnt) []int {
 	for i, r := range ranges {
 		order[i], size[i] = i, len(last[r])
 		for _, sp := range l.runs {
-			size[i] += sp.sizes[r]
+			size[i] += sp.ranges[r]
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return size[b] - size[a] })
@@ -668,7 +666,7 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 		}
 	}()
 	for i, sp := range l.runs {
-		if !sp.ranges[r] {
+		if sp.ranges[r] == 0 {
 			continue
 		}
 		f, err := fs.Open(rangePath(sp.path, r))
