@@ -119,18 +119,19 @@ func (s *postingSet) add(key []byte, num uint32) {
 	s.addHashed(key, uint32(maphash.Bytes(s.seed, key)), num)
 }
 
-// addHashed is add of key, whose hash is h.
-func (s *postingSet) addHashed(key []byte, h, num uint32) {
+// addHashed is add of key, whose hash is h; it returns key's entry.
+func (s *postingSet) addHashed(key []byte, h, num uint32) int {
 	slot, i := s.lookup(key, h)
 	if i < 0 {
 		i = s.insert(key, h, slot)
 		e := &s.ents[i]
 		e.n, e.last = 1, num
-		return
+		return i
 	}
 	if e := &s.ents[i]; e.last != num {
 		s.append(e, num)
 	}
+	return i
 }
 
 // keyBatch is one document's keys for a set, end to end.
@@ -231,15 +232,7 @@ func (s *postingSet) addAt(slot int, key []byte, num uint32) {
 	} else {
 		s.byPath = append(s.byPath, make([]uint32, (slot/pathSlots+1)*pathSlots-len(s.byPath))...)
 	}
-	h := uint32(maphash.Bytes(s.seed, key))
-	at, i := s.lookup(key, h)
-	if i < 0 {
-		i = s.insert(key, h, at)
-		e := &s.ents[i]
-		e.n, e.last = 1, num
-	} else if e := &s.ents[i]; e.last != num {
-		s.append(e, num)
-	}
+	i := s.addHashed(key, uint32(maphash.Bytes(s.seed, key)), num)
 	s.byPath[slot] = uint32(i) + 1
 }
 
