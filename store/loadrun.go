@@ -3,16 +3,17 @@ package store
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"maps"
 	"math"
+	"math/bits"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/cockroachdb/pebble/v2"
@@ -191,6 +192,25 @@ func (r *loadRun) entry(e *runEnt) runEntry {
 	return runEntry{key: c[e.off:k:k], value: c[k : k+e.vlen : k+e.vlen], posting: e.posting}
 }
 
+// warmAhead is how many entries ahead of the one it reads a pass over
+// sorted entries touches a key: sorted, they read the arena at random,
+// and a read whose result nothing waits on lets the misses of the next
+// entries overlap this one's work instead of stalling it one by one.
+const warmAhead = 16
+
+// warm returns the first byte of ents[i]'s key, 0 if there is no
+// ents[i]. Its callers add what it returns into warmSink, once, so that
+// the reads are not dropped.
+func (r *loadRun) warm(ents []runEnt, i int) byte {
+	if i < len(ents) {
+		e := &ents[i]
+		return r.chunks[e.chunk][e.off]
+	}
+	return 0
+}
+
+var warmSink atomic.Uint32
+
 // sort orders the entries by key, a range per goroutine, and returns
 // them by range; of two plain values of one key (a reference count
 // counted up twice) the later wins.
@@ -283,6 +303,13 @@ func (r *loadRun) sortFrom(ents []runEnt, depth int, tmp []runEnt) {
 	} else {
 		sortSamePre(ents, end)
 	}
+	// The groups to sort on: their keys' next eight bytes are loaded in
+	// one pass over them all, so that the reads of small groups overlap
+	// too, before any is sorted. A group whose keys all go on with the
+	// same eight bytes or more (a path's values that share a scheme and
+	// host) skips them all at once, reading its keys a second time
+	// rather than once per eight shared bytes.
+	var groups [][3]int // start, end, depth
 	for i := 0; i < len(ents); {
 		j := i + 1
 		if ents[i].klen > end {
@@ -291,14 +318,48 @@ func (r *loadRun) sortFrom(ents []runEnt, depth int, tmp []runEnt) {
 			}
 		}
 		if j-i > 1 {
-			g := ents[i:j]
-			for k := range g {
-				g[k].pre = prefix8(r.key(&g[k])[end:])
-			}
-			r.sortFrom(g, int(end), tmp[:len(g)])
+			groups = append(groups, [3]int{i, j, int(end)})
 		}
 		i = j
 	}
+	sink := byte(0)
+	for gi, g := range groups {
+		first := r.key(&ents[g[0]])[end:]
+		shared := len(first) // the bytes every key of the group goes on with, while 8 or more
+		for k := g[0]; k < g[1]; k++ {
+			sink += r.warm(ents, k+warmAhead)
+			rest := r.key(&ents[k])[end:]
+			ents[k].pre = prefix8(rest)
+			if shared >= 8 {
+				shared = commonPrefix(first[:shared], rest)
+			}
+		}
+		if shared >= 8 {
+			for k := g[0]; k < g[1]; k++ {
+				sink += r.warm(ents, k+warmAhead)
+				ents[k].pre = prefix8(r.key(&ents[k])[int(end)+shared:])
+			}
+			groups[gi][2] += shared
+		}
+	}
+	warmSink.Add(uint32(sink))
+	for _, g := range groups {
+		r.sortFrom(ents[g[0]:g[1]], g[2], tmp[:g[1]-g[0]])
+	}
+}
+
+// commonPrefix returns the length of the longest prefix a and b share.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
 }
 
 // radixMin is how many entries sortFrom orders with a radix sort.
@@ -487,7 +548,10 @@ func (r *loadRun) spillRange(fs vfs.FS, path string, ents []runEnt) error {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr []byte
+	sink := byte(0)
+	defer func() { warmSink.Add(uint32(sink)) }()
 	for i := range ents {
+		sink += r.warm(ents, i+warmAhead)
 		e := r.entry(&ents[i])
 		hdr = binary.AppendUvarint(hdr[:0], uint64(len(e.key)))
 		hdr = append(hdr, e.key...)
@@ -528,7 +592,9 @@ type runSource struct {
 	buf   []byte // a spilled run's current entry: its key, tag and value
 }
 
-// next moves to the next entry; false at the end.
+// next moves to the next entry; false at the end. A spilled run's entry
+// that lies whole in the reader's buffer is read in place, without a
+// copy: cur is valid until the next call.
 func (s *runSource) next() (bool, error) {
 	if s.r == nil {
 		if len(s.ents) == 0 {
@@ -537,6 +603,41 @@ func (s *runSource) next() (bool, error) {
 		s.cur, s.ents = s.run.entry(&s.ents[0]), s.ents[1:]
 		return true, nil
 	}
+	if s.r.Buffered() == 0 {
+		if _, err := s.r.Peek(1); err == io.EOF {
+			return false, nil
+		} else if err != nil {
+			return false, err
+		}
+	}
+	if b, _ := s.r.Peek(s.r.Buffered()); len(b) > 0 {
+		if n, ok := s.inPlace(b); ok {
+			_, err := s.r.Discard(n)
+			return true, err
+		}
+	}
+	return s.copied()
+}
+
+// inPlace reads the entry at the start of b into cur and returns its
+// length, if b holds it whole.
+func (s *runSource) inPlace(b []byte) (int, bool) {
+	kl, k := binary.Uvarint(b)
+	if k <= 0 || kl >= uint64(len(b)) || int(kl)+1+k >= len(b) {
+		return 0, false
+	}
+	at := k + int(kl) + 1 // the tag is b[at-1]
+	vl, v := binary.Uvarint(b[at:])
+	if v <= 0 || vl > uint64(len(b)-at-v) {
+		return 0, false
+	}
+	end := at + v + int(vl)
+	s.cur = runEntry{key: b[k : at-1 : at-1], value: b[at+v : end : end], posting: b[at-1] == tagPosting}
+	return end, true
+}
+
+// copied reads the next entry of a spilled run into buf.
+func (s *runSource) copied() (bool, error) {
 	kl, err := binary.ReadUvarint(s.r)
 	if err == io.EOF {
 		return false, nil
@@ -560,23 +661,40 @@ func (s *runSource) next() (bool, error) {
 	return true, nil
 }
 
-// sources is a heap of runs by (current key, run order).
+// sources is a heap of runs by (current key, run order). It is typed
+// rather than container/heap's: the merge moves it once per entry of
+// every run, and the interface calls were most of its cost.
 type sources []*runSource
 
-func (h sources) Len() int { return len(h) }
-func (h sources) Less(i, j int) bool {
+func (h sources) less(i, j int) bool {
 	if c := bytes.Compare(h[i].cur.key, h[j].cur.key); c != 0 {
 		return c < 0
 	}
 	return h[i].order < h[j].order
 }
-func (h sources) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *sources) Push(x any)   { *h = append(*h, x.(*runSource)) }
-func (h *sources) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h sources) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// down moves h[i] down to its place.
+func (h sources) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if r := c + 1; r < len(h) && h.less(r, c) {
+			c = r
+		}
+		if !h.less(c, i) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // loadTableBytes is where merge starts a new sstable: the tables Pebble
@@ -689,7 +807,7 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 		}
 	}
 	h = live
-	heap.Init(&h)
+	h.init()
 
 	it, err := view.snap.NewIter(&pebble.IterOptions{LowerBound: []byte{IndexPrefix}, UpperBound: []byte{IndexPrefix + 1}})
 	if err != nil {
@@ -703,7 +821,7 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 	// A spilled run reads each entry into the same buffer: the key and a
 	// plain value are copied before the run moves on.
 	var key, plain []byte
-	for h.Len() > 0 {
+	for len(h) > 0 {
 		e := h[0].cur
 		key = append(key[:0], e.key...)
 		posting := e.posting
@@ -718,7 +836,7 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 		if err := advance(&h); err != nil {
 			return m.tables, err
 		}
-		for h.Len() > 0 && bytes.Equal(h[0].cur.key, key) {
+		for len(h) > 0 && bytes.Equal(h[0].cur.key, key) {
 			next := h[0].cur
 			switch {
 			case next.posting != posting:
@@ -754,8 +872,14 @@ func advance(h *sources) error {
 		return err
 	}
 	if ok {
-		heap.Fix(h, 0)
-	} else if s := heap.Pop(h).(*runSource); s.f != nil {
+		h.down(0)
+		return nil
+	}
+	s, n := (*h)[0], len(*h)-1
+	(*h)[0], (*h)[n] = (*h)[n], nil
+	*h = (*h)[:n]
+	h.down(0)
+	if s.f != nil {
 		s.f.Close()
 		s.f = nil
 	}
