@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/aqlstore/aqlstore/internal/hugepage"
 	"github.com/aqlstore/aqlstore/store"
 )
 
@@ -40,6 +41,12 @@ import (
 // whose values are mostly distinct in a second set per shard, so that
 // the keys that take many numbers sit in a table that stays in the
 // cache, was measured the same way: no gain within the noise.
+//
+// The table, the entries, the arena and the slab are advised to be
+// backed by transparent huge pages as they are allocated
+// (hugepage.Advise): read at random, with 4 KiB pages nearly every
+// addition also missed the TLB. On 1,000,000 manifests (aqlstore put,
+// alternated pairs) that took 1.6 to 1.8 of about 83 user CPU-s off.
 type postingSet struct {
 	seed   maphash.Seed
 	table  []uint64 // hash<<32 | entry index + 1, 0 for an empty slot; a power of two long
@@ -66,7 +73,10 @@ type pent struct {
 }
 
 const (
-	chunkShift = 16
+	// A slab chunk is 4 MiB, so that it holds a whole huge page wherever
+	// the allocator puts it (hugepage.Advise): its blocks are written at
+	// random too.
+	chunkShift = 20
 	chunkWords = 1 << chunkShift
 	firstBlock = 4    // numbers in a key's first block
 	maxBlock   = 1024 // and at most in any block, so that a block fits a chunk
@@ -267,7 +277,9 @@ func (s *postingSet) block(c uint32) uint32 {
 		if n := len(s.chunks); n < cap(s.chunks) && s.chunks[:n+1][n] != nil {
 			s.chunks = s.chunks[:n+1] // a chunk kept by reset
 		} else {
-			s.chunks = append(s.chunks, make([]uint32, chunkWords))
+			c := make([]uint32, chunkWords)
+			hugepage.Advise(c)
+			s.chunks = append(s.chunks, c)
 		}
 		s.fill = 0
 		if len(s.chunks) == 1 {
@@ -305,6 +317,8 @@ func (s *postingSet) lookup(key []byte, h uint32) (uint32, int) {
 // lookup returned, and returns its index.
 func (s *postingSet) insert(key []byte, h, slot uint32) int {
 	i := len(s.ents)
+	s.ents = grown(s.ents, 1)
+	s.keys = grown(s.keys, len(key))
 	s.ents = append(s.ents, pent{koff: uint32(len(s.keys)), klen: uint32(len(key))})
 	s.keys = append(s.keys, key...)
 	s.table[slot] = uint64(h)<<32 | uint64(i+1)
@@ -318,6 +332,7 @@ func (s *postingSet) insert(key []byte, h, slot uint32) int {
 func (s *postingSet) grow() {
 	old := s.table
 	s.table = make([]uint64, 2*len(old))
+	hugepage.Advise(s.table)
 	mask := uint32(len(s.table) - 1)
 	for _, v := range old {
 		if v == 0 {
@@ -414,4 +429,18 @@ func (s *postingSet) each(fn func(key string, p *posting)) {
 		k := s.key(i)
 		fn(unsafe.String(unsafe.SliceData(k), len(k)), &posting{s, i})
 	}
+}
+
+// grown returns s with room for n more elements: the same slice when it
+// has it, else a copy in a new array twice as large, advised to be
+// backed by huge pages before it is written (a set's entries and key
+// arena are read at random, one miss per addition).
+func grown[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n, 64))
+	hugepage.Advise(t)
+	copy(t, s)
+	return t
 }

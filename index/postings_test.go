@@ -222,3 +222,19 @@ func TestPostingSetAddAtEqualsAdd(t *testing.T) {
 		}
 	})
 }
+
+// TestGrownKeepsElements: grown returns a slice with the elements it was
+// given and room for n more, the same one when it had room.
+func TestGrownKeepsElements(t *testing.T) {
+	s := []uint32{1, 2, 3}
+	for n := range 20 {
+		g := grown(s, n)
+		if !slices.Equal(g, s) || cap(g)-len(g) < n {
+			t.Fatalf("grown(%v, %d) = %v, cap %d", s, n, g, cap(g))
+		}
+		if len(s)+n <= cap(s) && &g[0] != &s[0] {
+			t.Fatalf("grown(%v, %d) copied a slice with room", s, n)
+		}
+		s = append(g, uint32(n))
+	}
+}

@@ -1,0 +1,5 @@
+package hugepage
+
+import "syscall"
+
+func advise(b []byte) { _ = syscall.Madvise(b, syscall.MADV_HUGEPAGE) }
