@@ -99,6 +99,10 @@ func (sh *shards) wait() {
 // scratch.
 func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 	n, me := uint32(len(sh.sets)), uint32(i)
+	mask := n - 1 // the shard of path id is id&mask when n is a power of two
+	if n&mask != 0 {
+		mask = 0
+	}
 	set := sh.sets[i]
 	b.reset()
 	for e := j.x.entries; len(e) > 0; {
@@ -109,7 +113,7 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 		value := e[k : k+int(l)]
 		e = e[k+int(l):]
 		id := j.x.ids[p]
-		if id%n != me {
+		if mask != 0 && id&mask != me || mask == 0 && id%n != me {
 			continue
 		}
 		if slot, ok := pathSlot(id, fam, value); ok {
