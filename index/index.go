@@ -351,6 +351,8 @@ func keyPrefix(k []byte, from int) uint64 {
 // aborted mutation's paths and ids are forgotten.
 func (ix *Index) Done(committed bool) {
 	ix.rank.done(committed)
+	ix.sh.wait()
+	ix.sh.skip = 0 // a load's end
 	if committed {
 		ix.cfgDirty = false
 		// A sweep deletes keys outside the delta, and a load's runs are

@@ -311,3 +311,44 @@ func TestLoadUpdatesCachedPostings(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestPutAfterLoadIndexesBuckets: a load leaves the range buckets out of
+// its runs (the merge derives them); once it ends, committed or aborted,
+// mutations add them again, and the index check finds every bucket
+// whole.
+func TestPutAfterLoadIndexesBuckets(t *testing.T) {
+	ctx := context.Background()
+	docs := variedDocs(120)
+	s, _ := openText(t, t.TempDir())
+	defer s.Close()
+	load(t, s, docs[:40], 16)
+	l, err := s.NewLoader(ctx, &store.LoadOptions{RunDocs: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs[40:80] {
+		pd, err := s.Prepare(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Add(pd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Abort()
+	if _, err := s.PutBatch(ctx, docs[80:]); err != nil {
+		t.Fatal(err)
+	}
+	buckets := 0
+	for k := range allKeys(t, s) {
+		if len(k) > 1 && k[1] == famBucket {
+			buckets++
+		}
+	}
+	if buckets == 0 {
+		t.Fatal("no bucket postings after a load and a batch")
+	}
+	if rep, err := Check(ctx, s); err != nil || !rep.OK() {
+		t.Fatalf("index check: %+v %v", rep, err)
+	}
+}

@@ -32,6 +32,10 @@ type shards struct {
 	wg      sync.WaitGroup
 	running bool
 	batch   keyBatch // addTo's scratch when there is one shard
+	// skip is a family whose postings the sets leave out (a load's
+	// derived buckets, Index.StartLoad), 0 for none. It changes only
+	// while the goroutines are stopped.
+	skip byte
 }
 
 type shardJob struct {
@@ -112,6 +116,9 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 		l, k := binary.Uvarint(e)
 		value := e[k : k+int(l)]
 		e = e[k+int(l):]
+		if fam == sh.skip {
+			continue
+		}
 		id := j.x.ids[p]
 		if mask != 0 && id&mask != me || mask == 0 && id%n != me {
 			continue

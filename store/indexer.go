@@ -309,3 +309,21 @@ type IndexExtractor interface {
 	// Flush that ends the mutation. A Loader writes a run at a time.
 	FlushRun(w *IndexWriter) error
 }
+
+// IndexDeriver is an IndexExtractor whose postings of one key family
+// follow from those of another: a load leaves them out of its runs and
+// derives them as its merge writes the other family, in key order,
+// instead of gathering, sorting and spilling them per document.
+type IndexDeriver interface {
+	IndexExtractor
+	// Derived returns the family (the index key's second byte) whose
+	// postings are derived and the family they are derived from.
+	Derived() (to, from byte)
+	// StartLoad is called as a load starts, before its first document:
+	// until Done, AddExtracted leaves the derived family out.
+	StartLoad()
+	// Derive calls fn with each key derived from key, a posting key of
+	// the family derived from; a document in key's list is in each
+	// derived list. fn must not keep the slice.
+	Derive(key []byte, fn func(derived []byte))
+}

@@ -37,13 +37,16 @@ import (
 // are safe for concurrent use but take turns: prepare documents on many
 // goroutines (Store.Prepare) and Add them from one.
 type Loader struct {
-	mu   sync.Mutex // held by every method, and by Close's abort
-	s    *Store
-	m    *mutation
-	ix   IndexExtractor // nil when the store has no indexer
-	dir  string         // the temporary directory of the runs
-	run  *loadRun       // the run being built
-	runs []spilled      // spilled runs, in order
+	mu sync.Mutex // held by every method, and by Close's abort
+	s  *Store
+	m  *mutation
+	ix IndexExtractor // nil when the store has no indexer
+	// derive, when the indexer derives a family, gets the keys of the
+	// family derived from as the merge writes them (mergeRange).
+	derive IndexDeriver
+	dir    string    // the temporary directory of the runs
+	run    *loadRun  // the run being built
+	runs   []spilled // spilled runs, in order
 	// spilling gets the result of the run being spilled (spill); nil
 	// when none is.
 	spilling chan spillResult
@@ -116,6 +119,10 @@ func (s *Store) NewLoader(ctx context.Context, opts *LoadOptions) (*Loader, erro
 		return nil, fmt.Errorf("store: load: %w", err)
 	}
 	l.run = newLoadRun()
+	if d, ok := xi.(IndexDeriver); ok {
+		l.derive = d
+		d.StartLoad()
+	}
 	l.m = &mutation{s: s, w: l, principal: Principal(ctx), nextNum: s.nextNum, head: s.head}
 	// Close raises closing, then aborts the load it finds here; a load
 	// begun as Close looks sees closing itself.

@@ -727,20 +727,45 @@ func (l *Loader) merge() ([]string, error) {
 			}
 		}
 	}
+	// A derived family's range is written by the goroutine that merges
+	// the range it is derived from, once that is done; its runs hold none
+	// of its keys.
+	from, to := -1, -1
+	if l.derive != nil {
+		t, f := l.derive.Derived()
+		from, to = rangeOf([]byte{IndexPrefix, f}), rangeOf([]byte{IndexPrefix, t})
+		if _, ok := last[to]; ok {
+			return out, fmt.Errorf("%w: a load's run holds keys of the derived family %q", ErrCorrupt, t)
+		} else if _, ok := last[from]; ok {
+			last[to] = nil
+			ranges = append(ranges, to)
+		}
+	}
 	slices.Sort(ranges)
 	view := l.s.kv.newView()
 	defer view.close()
 	tables := make([][]string, len(ranges))
 	errs := make([]error, len(ranges))
+	toAt := slices.Index(ranges, to)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	for _, i := range l.largestFirst(ranges, last) {
 		r := ranges[i]
+		if r == to {
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			tables[i], errs[i] = l.mergeRange(view, r, last[r])
+			if r != from {
+				tables[i], errs[i] = l.mergeRange(view, r, last[r], nil)
+				return
+			}
+			d := newDerivedSet()
+			if tables[i], errs[i] = l.mergeRange(view, r, last[r], d); errs[i] == nil && toAt >= 0 {
+				tables[toAt], errs[toAt] = l.writeDerived(view, to, d)
+			}
 		}()
 	}
 	wg.Wait()
@@ -772,8 +797,9 @@ func (l *Loader) largestFirst(ranges []int, last map[int][]runEnt) []int {
 }
 
 // mergeRange merges range r of the spilled runs and last, the last
-// run's entries of the range, into tables.
-func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) {
+// run's entries of the range, into tables; with d, it gathers there the
+// posting lists derived from the range's.
+func (l *Loader) mergeRange(view *view, r int, last []runEnt, d *derivedSet) ([]string, error) {
 	fs := l.s.kv.fs()
 	h := make(sources, 0, len(l.runs)+1)
 	defer func() {
@@ -854,6 +880,9 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 		}
 		value := plain
 		if posting {
+			if d != nil {
+				d.add(l.derive, key, nums)
+			}
 			if value, err = m.posting(key, nums); err != nil {
 				return m.tables, err
 			}
@@ -863,6 +892,95 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt) ([]string, error) 
 		}
 	}
 	return m.finish()
+}
+
+// derivedSet gathers the posting lists a merge derives (IndexDeriver)
+// from the lists it writes. Those come in key order, so consecutive ones
+// mostly derive the same keys: the last few are looked up before the
+// map.
+type derivedSet struct {
+	lists  map[string]*roaring.Bitmap
+	recent [4]derivedList
+	next   int          // where the next list found in the map goes in recent
+	nums   []uint32     // the list being derived from, for fn
+	fn     func([]byte) // adds nums to the derived list of a key
+}
+
+type derivedList struct {
+	key string
+	bm  *roaring.Bitmap
+}
+
+func newDerivedSet() *derivedSet {
+	d := &derivedSet{lists: map[string]*roaring.Bitmap{}}
+	d.fn = func(key []byte) { d.list(key).AddMany(d.nums) }
+	return d
+}
+
+// add adds nums, the list at key, to the lists derived from key.
+func (d *derivedSet) add(by IndexDeriver, key []byte, nums []uint32) {
+	d.nums = nums
+	by.Derive(key, d.fn)
+	d.nums = nil
+}
+
+// list returns the derived list of key, empty at first.
+func (d *derivedSet) list(key []byte) *roaring.Bitmap {
+	for i := range d.recent {
+		if r := &d.recent[i]; r.bm != nil && r.key == string(key) {
+			return r.bm
+		}
+	}
+	bm, ok := d.lists[string(key)]
+	if !ok {
+		bm = roaring.New()
+		d.lists[string(key)] = bm
+	}
+	d.recent[d.next] = derivedList{string(key), bm}
+	d.next = (d.next + 1) % len(d.recent)
+	return bm
+}
+
+// writeDerived writes the lists of d, the keys of range r, into tables,
+// each ORed with the store's list at its key.
+func (l *Loader) writeDerived(view *view, r int, d *derivedSet) ([]string, error) {
+	if len(d.lists) == 0 {
+		return nil, nil
+	}
+	it, err := view.snap.NewIter(&pebble.IterOptions{LowerBound: []byte{IndexPrefix}, UpperBound: []byte{IndexPrefix + 1}})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	m := tableMerge{l: l, cur: &joinCursor{it: it}, name: fmt.Sprintf("table-%d", r), index: true}
+	var nums []uint32
+	for _, key := range slices.Sorted(maps.Keys(d.lists)) {
+		if rangeOf([]byte(key)) != r {
+			return m.tables, fmt.Errorf("%w: derived key %q outside its family", ErrCorrupt, key)
+		}
+		nums = appendBits(nums[:0], d.lists[key])
+		value, err := m.posting([]byte(key), nums)
+		if err != nil {
+			return m.tables, err
+		}
+		if err := m.add([]byte(key), value); err != nil {
+			return m.tables, err
+		}
+	}
+	return m.finish()
+}
+
+// appendBits appends the numbers of bm, ascending, to dst.
+func appendBits(dst []uint32, bm *roaring.Bitmap) []uint32 {
+	dst = slices.Grow(dst, int(bm.GetCardinality()))
+	it := bm.ManyIterator()
+	for buf := make([]uint32, 256); ; {
+		n := it.NextMany(buf)
+		if n == 0 {
+			return dst
+		}
+		dst = append(dst, buf[:n]...)
+	}
 }
 
 // advance moves the heap's top run to its next entry.
