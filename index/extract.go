@@ -25,6 +25,8 @@ type extractor struct {
 	name   []byte    // an escaped string, unescaped
 	arrays int       // arrays around the value being walked
 	seen   rangeSeen // the range values of the document under arrays
+	// noBuckets leaves the range buckets out (Index.StartLoad).
+	noBuckets bool
 }
 
 // The one-byte values of the literals, shared: emit gets them read-only.
@@ -199,6 +201,9 @@ func (x *extractor) decimal(p []byte, text []byte) {
 func (x *extractor) ranged(p []byte, k []byte) {
 	x.emit(p, famRange, k)
 	for level, n := range bucketLevels(k[0]) {
+		if x.noBuckets {
+			break
+		}
 		x.bucket = append(append(append(x.bucket[:0], k[0]), byte(level)), rangeBucket(n, k[1:])...)
 		x.emit(p, famBucket, x.bucket)
 	}

@@ -16,11 +16,15 @@ import (
 // documents at once, outside the writer lock; AddExtracted then only
 // looks the paths up, and the shards append numbers.
 type extracted struct {
-	doc     store.IndexInput // Canonical and View dropped: the walk is done
-	entries []byte
-	paths   []byte   // the paths, end to end
-	ends    []uint32 // path i is paths[ends[i-1]:ends[i]]
-	ids     []uint32 // path i's id, set by AddExtracted
+	doc store.IndexInput // Canonical and View dropped: the walk is done
+	// noBuckets: extracted while a load ran, without range buckets (the
+	// load's merge derives them); added by a mutation after the load,
+	// the shards derive them from the range postings instead.
+	noBuckets bool
+	entries   []byte
+	paths     []byte   // the paths, end to end
+	ends      []uint32 // path i is paths[ends[i-1]:ends[i]]
+	ids       []uint32 // path i's id, set by AddExtracted
 }
 
 // path returns the i-th path.
@@ -84,12 +88,17 @@ func (r *recorder) emit(p []byte, fam byte, value []byte) {
 // Extract implements store.IndexExtractor. It reads the text paths
 // (guarded by their own lock) and nothing the writer changes.
 func (ix *Index) Extract(doc store.IndexInput) (any, error) {
+	return ix.extract(doc, ix.loading.Load())
+}
+
+// extract is Extract, leaving the range buckets out with noBuckets.
+func (ix *Index) extract(doc store.IndexInput, noBuckets bool) (any, error) {
 	if len(doc.Canonical) == 0 {
 		return nil, fmt.Errorf("index: document is empty")
 	}
 	x := extractors.Get().(*recordingExtractor)
 	defer extractors.Put(x)
-	out := &extracted{doc: doc}
+	out := &extracted{doc: doc, noBuckets: noBuckets}
 	out.doc.Canonical, out.doc.View = nil, nil
 	ix.mu.RLock()
 	text := ix.text // a reindex may replace it
@@ -97,8 +106,9 @@ func (ix *Index) Extract(doc store.IndexInput) (any, error) {
 	x.text = text.isTextPath
 	x.path = x.path[:0]
 	x.rec.reset()
+	x.noBuckets = noBuckets
 	x.walk(doc.JSON())
-	x.text = nil
+	x.text, x.noBuckets = nil, false
 	// The document's own copy, sized to it: entries and paths share one
 	// allocation.
 	r := &x.rec
@@ -196,9 +206,14 @@ func (ix *Index) addSets() []*postingSet { return append([]*postingSet{ix.adds},
 // each range posting into its two or three buckets, in key order.
 func (ix *Index) Derived() (to, from byte) { return famBucket, famRange }
 
-// StartLoad implements store.IndexDeriver; the shards skip bucket
-// postings until Done.
-func (ix *Index) StartLoad() { ix.sh.skip = famBucket }
+// StartLoad implements store.IndexDeriver: until Done, the shards skip
+// bucket postings, and Extract leaves them out (a document it extracts
+// then may still be added after the load, by a mutation that waited for
+// it: the shards derive that one's buckets, extracted.noBuckets).
+func (ix *Index) StartLoad() {
+	ix.sh.skip = famBucket
+	ix.loading.Store(true)
+}
 
 // Derive implements store.IndexDeriver: the keys of the buckets of the
 // value of range key key (path id, then the type and sortable value),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aqlstore/aqlstore/store"
 )
@@ -36,8 +37,11 @@ type Index struct {
 	drops []uint32        // paths the running sweep step deletes (sweep.go)
 	adds  *postingSet     // postings Add and the writer's share of AddExtracted add
 	sh    *shards         // path postings AddExtracted adds
-	dels  *postingSet
-	ranks rankKeys // the mutation's rank keys to set or delete
+	// loading: a load is running (StartLoad to Done), and Extract leaves
+	// the range buckets out. Read by Extract on any goroutine.
+	loading atomic.Bool
+	dels    *postingSet
+	ranks   rankKeys // the mutation's rank keys to set or delete
 	// runs says a load wrote postings by FlushRun, which forgets them: the
 	// cache cannot be brought up by the mutation's delta.
 	runs    bool
@@ -353,6 +357,7 @@ func (ix *Index) Done(committed bool) {
 	ix.rank.done(committed)
 	ix.sh.wait()
 	ix.sh.skip = 0 // a load's end
+	ix.loading.Store(false)
 	if committed {
 		ix.cfgDirty = false
 		// A sweep deletes keys outside the delta, and a load's runs are

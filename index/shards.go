@@ -130,6 +130,14 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 		}
 		b.keys = append(appendPathKey(b.keys, fam, id), value...)
 		b.ends = append(b.ends, uint32(len(b.keys)))
+		if fam == famRange && j.x.noBuckets && sh.skip != famBucket && len(value) > 0 {
+			// Extracted during a load, added after it: the buckets the
+			// extraction left out.
+			for level, n := range bucketLevels(value[0]) {
+				b.keys = append(append(appendPathKey(b.keys, famBucket, id), value[0], byte(level)), rangeBucket(n, value[1:])...)
+				b.ends = append(b.ends, uint32(len(b.keys)))
+			}
+		}
 	}
 	set.addAll(b, j.num)
 }
