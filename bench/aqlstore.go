@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -45,7 +46,9 @@ func (b *aqlstoreBackend) Name() string    { return "aqlstore" }
 func (b *aqlstoreBackend) Version() string { return "aqlstore " + moduleVersion() }
 
 // Load stores the corpus as `aqlstore put` does: a store.Loader, fed
-// batch documents at a time prepared on every core, ingested in one step.
+// batch documents at a time prepared on every core while the batch
+// before is added (prepare and add overlap, as in put's pipeline),
+// ingested in one step.
 func (b *aqlstoreBackend) Load(ctx context.Context, src *Source, batch int, progress func(int)) (LoadStats, error) {
 	start := time.Now()
 	l, err := b.s.NewLoader(ctx, nil)
@@ -53,37 +56,63 @@ func (b *aqlstoreBackend) Load(ctx context.Context, src *Source, batch int, prog
 		return LoadStats{}, err
 	}
 	defer l.Abort()
-	docs := make([]store.Document, 0, batch)
-	flush := func(done int) error {
-		if len(docs) == 0 {
-			return nil
+	type prepared struct {
+		docs []*store.Prepared
+		done int // documents of the corpus up to the batch's last
+		err  error
+	}
+	ready := make(chan prepared, 1) // one batch prepared ahead of the one added
+	stop := make(chan struct{})
+	defer func() { // the preparing goroutine ends before Load returns
+		close(stop)
+		for range ready {
 		}
-		prep, err := b.s.PrepareAll(ctx, docs)
-		if err != nil {
-			return err
-		}
-		for i, pd := range prep {
-			if _, err := l.Add(pd); err != nil {
-				return fmt.Errorf("document %d: %w", done-len(docs)+i+1, err)
+	}()
+	go func() {
+		defer close(ready)
+		docs := make([]store.Document, 0, batch)
+		send := func(done int) error {
+			prep, err := b.s.PrepareAll(ctx, docs)
+			docs = make([]store.Document, 0, batch)
+			select {
+			case ready <- prepared{prep, done, err}:
+				return err
+			case <-stop:
+				return context.Canceled
 			}
 		}
-		docs = docs[:0]
-		progress(done)
-		return nil
-	}
-	err = src.Each(ctx, func(i int, _ string, body []byte) error {
-		docs = append(docs, store.Document{Body: append([]byte(nil), body...), Kind: canon.KindManifest})
-		if len(docs) == batch {
-			return flush(i + 1)
+		err := src.Each(ctx, func(i int, _ string, body []byte) error {
+			docs = append(docs, store.Document{Body: append([]byte(nil), body...), Kind: canon.KindManifest})
+			if len(docs) == batch {
+				return send(i + 1)
+			}
+			return nil
+		})
+		if err == nil && len(docs) > 0 {
+			err = send(src.N)
 		}
-		return nil
-	})
-	if err == nil {
-		err = flush(src.N)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			select {
+			case ready <- prepared{err: err}:
+			case <-stop:
+			}
+		}
+	}()
+	for p := range ready {
+		if p.err != nil {
+			return LoadStats{}, p.err
+		}
+		for i, pd := range p.docs {
+			if _, err := l.Add(pd); err != nil {
+				return LoadStats{}, fmt.Errorf("document %d: %w", p.done-len(p.docs)+i+1, err)
+			}
+		}
+		progress(p.done)
 	}
-	if err == nil {
-		err = l.Commit()
+	if err := ctx.Err(); err != nil {
+		return LoadStats{}, err
 	}
+	err = l.Commit()
 	return LoadStats{Load: time.Since(start)}, err
 }
 
