@@ -73,10 +73,13 @@ func (b *aqlstoreBackend) Load(ctx context.Context, src *Source, batch int, prog
 		docs := make([]store.Document, 0, batch)
 		send := func(done int) error {
 			prep, err := b.s.PrepareAll(ctx, docs)
+			if err != nil {
+				return err // sent once, below
+			}
 			docs = make([]store.Document, 0, batch)
 			select {
-			case ready <- prepared{prep, done, err}:
-				return err
+			case ready <- prepared{docs: prep, done: done}:
+				return nil
 			case <-stop:
 				return context.Canceled
 			}

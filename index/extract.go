@@ -204,7 +204,7 @@ func (x *extractor) ranged(p []byte, k []byte) {
 		if x.noBuckets {
 			break
 		}
-		x.bucket = append(append(append(x.bucket[:0], k[0]), byte(level)), rangeBucket(n, k[1:])...)
+		x.bucket = appendBucket(x.bucket[:0], k, level, n)
 		x.emit(p, famBucket, x.bucket)
 	}
 	before := 0

@@ -211,7 +211,7 @@ func (ix *Index) Derived() (to, from byte) { return famBucket, famRange }
 // then may still be added after the load, by a mutation that waited for
 // it: the shards derive that one's buckets, extracted.noBuckets).
 func (ix *Index) StartLoad() {
-	ix.sh.skip = famBucket
+	ix.sh.skip, _ = ix.Derived()
 	ix.loading.Store(true)
 }
 
@@ -226,8 +226,6 @@ func (ix *Index) Derive(key []byte, fn func(derived []byte)) {
 	var buf [96]byte
 	k := key[head:]
 	for level, n := range bucketLevels(k[0]) {
-		d := append(appendFamily(buf[:0], famBucket), key[2:head]...)
-		d = append(append(append(d, k[0]), byte(level)), rangeBucket(n, k[1:])...)
-		fn(d)
+		fn(appendBucket(append(appendFamily(buf[:0], famBucket), key[2:head]...), k, level, n))
 	}
 }

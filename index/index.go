@@ -355,14 +355,13 @@ func keyPrefix(k []byte, from int) uint64 {
 // aborted mutation's paths and ids are forgotten.
 func (ix *Index) Done(committed bool) {
 	ix.rank.done(committed)
-	ix.sh.wait()
+	ix.sh.wait()   // the sets are whole, and skip may change
 	ix.sh.skip = 0 // a load's end
 	ix.loading.Store(false)
 	if committed {
 		ix.cfgDirty = false
 		// A sweep deletes keys outside the delta, and a load's runs are
 		// forgotten once written: either empties the cache.
-		ix.sh.wait()
 		ix.cache.commit(delta{ix.addSets(), ix.dels}, len(ix.drops) == 0 && !ix.runs)
 		ix.mu.Lock()
 		for p, id := range ix.fresh {

@@ -112,6 +112,13 @@ func bucketLevels(typ byte) []int {
 // length n: a prefix of v.
 func rangeBucket(n int, v []byte) []byte { return v[:min(n, len(v))] }
 
+// appendBucket appends the value of a bucket key (after the path id) of
+// the range value k (type, then sortable value) at level, of length n:
+// the type, the level, the bucket.
+func appendBucket(dst, k []byte, level, n int) []byte {
+	return append(append(dst, k[0], byte(level)), rangeBucket(n, k[1:])...)
+}
+
 // appendSortableInstant appends t as offset-binary seconds, then every
 // digit of its fraction in ASCII without trailing zeros: byte order is
 // the instants' order at any number of fractional digits (".5" sorts

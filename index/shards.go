@@ -32,6 +32,9 @@ type shards struct {
 	wg      sync.WaitGroup
 	running bool
 	batch   keyBatch // addTo's scratch when there is one shard
+	// mask is the shard count less one when the count is a power of two
+	// (owner masks instead of dividing), else 0.
+	mask uint32
 	// skip is a family whose postings the sets leave out (a load's
 	// derived buckets, Index.StartLoad), 0 for none. It changes only
 	// while the goroutines are stopped.
@@ -49,6 +52,9 @@ const shardQueue = 128
 func newShards() *shards {
 	n := max(1, runtime.GOMAXPROCS(0))
 	sh := &shards{sets: make([]*postingSet, n)}
+	if n&(n-1) == 0 {
+		sh.mask = uint32(n - 1)
+	}
 	for i := range sh.sets {
 		sh.sets[i] = newPostingSet()
 	}
@@ -87,6 +93,14 @@ func (sh *shards) start() {
 	}
 }
 
+// owner returns the shard of the postings of path id.
+func (sh *shards) owner(id uint32) uint32 {
+	if sh.mask != 0 || len(sh.sets) == 1 {
+		return id & sh.mask
+	}
+	return id % uint32(len(sh.sets))
+}
+
 // wait returns once every document handed over is in the sets.
 func (sh *shards) wait() {
 	if !sh.running {
@@ -102,11 +116,7 @@ func (sh *shards) wait() {
 // addTo adds the postings of j's paths that belong to shard i; b is
 // scratch.
 func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
-	n, me := uint32(len(sh.sets)), uint32(i)
-	mask := n - 1 // the shard of path id is id&mask when n is a power of two
-	if n&mask != 0 {
-		mask = 0
-	}
+	me := uint32(i)
 	set := sh.sets[i]
 	b.reset()
 	for e := j.x.entries; len(e) > 0; {
@@ -120,7 +130,7 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 			continue
 		}
 		id := j.x.ids[p]
-		if mask != 0 && id&mask != me || mask == 0 && id%n != me {
+		if sh.owner(id) != me {
 			continue
 		}
 		if slot, ok := pathSlot(id, fam, value); ok {
@@ -134,7 +144,7 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 			// Extracted during a load, added after it: the buckets the
 			// extraction left out.
 			for level, n := range bucketLevels(value[0]) {
-				b.keys = append(append(appendPathKey(b.keys, famBucket, id), value[0], byte(level)), rangeBucket(n, value[1:])...)
+				b.keys = appendBucket(appendPathKey(b.keys, famBucket, id), value, level, n)
 				b.ends = append(b.ends, uint32(len(b.keys)))
 			}
 		}

@@ -68,8 +68,7 @@ func BenchmarkLoadRunPath(b *testing.B) {
 			case 2:
 				key = fmt.Appendf(key, "urn:uuid:%08x-%04x", rng.Uint32(), rng.Uint32()&0xffff)
 			default:
-				key = binary.BigEndian.AppendUint64(key[:1:1], rng.Uint64())
-				key = append([]byte{IndexPrefix, 'r', 0, 0, 0, byte(path)}, key[1:]...)
+				key = binary.BigEndian.AppendUint64([]byte{IndexPrefix, 'r', 0, 0, 0, byte(path)}, rng.Uint64())
 			}
 			runs[r] = append(runs[r], posting{key, []uint32{num + uint32(i/8)}})
 		}

@@ -736,7 +736,8 @@ func (l *Loader) merge() ([]string, error) {
 		from, to = rangeOf([]byte{IndexPrefix, f}), rangeOf([]byte{IndexPrefix, t})
 		if _, ok := last[to]; ok {
 			return out, fmt.Errorf("%w: a load's run holds keys of the derived family %q", ErrCorrupt, t)
-		} else if _, ok := last[from]; ok {
+		}
+		if _, ok := last[from]; ok {
 			last[to] = nil
 			ranges = append(ranges, to)
 		}
@@ -835,14 +836,11 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt, d *derivedSet) ([]
 	h = live
 	h.init()
 
-	it, err := view.snap.NewIter(&pebble.IterOptions{LowerBound: []byte{IndexPrefix}, UpperBound: []byte{IndexPrefix + 1}})
+	m, err := l.newTableMerge(view, r)
 	if err != nil {
 		return nil, err
 	}
-	defer it.Close()
-	cur := &joinCursor{it: it}
-
-	m := tableMerge{l: l, cur: cur, name: fmt.Sprintf("table-%d", r), index: r/257 == IndexPrefix}
+	defer m.cur.it.Close()
 	var nums []uint32
 	// A spilled run reads each entry into the same buffer: the key and a
 	// plain value are copied before the run moves on.
@@ -947,40 +945,25 @@ func (l *Loader) writeDerived(view *view, r int, d *derivedSet) ([]string, error
 	if len(d.lists) == 0 {
 		return nil, nil
 	}
-	it, err := view.snap.NewIter(&pebble.IterOptions{LowerBound: []byte{IndexPrefix}, UpperBound: []byte{IndexPrefix + 1}})
+	m, err := l.newTableMerge(view, r)
 	if err != nil {
 		return nil, err
 	}
-	defer it.Close()
-	m := tableMerge{l: l, cur: &joinCursor{it: it}, name: fmt.Sprintf("table-%d", r), index: true}
-	var nums []uint32
-	for _, key := range slices.Sorted(maps.Keys(d.lists)) {
-		if rangeOf([]byte(key)) != r {
+	defer m.cur.it.Close()
+	for _, k := range slices.Sorted(maps.Keys(d.lists)) {
+		key := []byte(k)
+		if rangeOf(key) != r {
 			return m.tables, fmt.Errorf("%w: derived key %q outside its family", ErrCorrupt, key)
 		}
-		nums = appendBits(nums[:0], d.lists[key])
-		value, err := m.posting([]byte(key), nums)
+		value, err := m.postingBits(key, d.lists[k])
 		if err != nil {
 			return m.tables, err
 		}
-		if err := m.add([]byte(key), value); err != nil {
+		if err := m.add(key, value); err != nil {
 			return m.tables, err
 		}
 	}
 	return m.finish()
-}
-
-// appendBits appends the numbers of bm, ascending, to dst.
-func appendBits(dst []uint32, bm *roaring.Bitmap) []uint32 {
-	dst = slices.Grow(dst, int(bm.GetCardinality()))
-	it := bm.ManyIterator()
-	for buf := make([]uint32, 256); ; {
-		n := it.NextMany(buf)
-		if n == 0 {
-			return dst
-		}
-		dst = append(dst, buf[:n]...)
-	}
 }
 
 // advance moves the heap's top run to its next entry.
@@ -1049,27 +1032,47 @@ type tableMerge struct {
 // posting returns the stored value of the posting list at key: nums
 // (ascending) ORed with the committed list there.
 func (m *tableMerge) posting(key []byte, nums []uint32) ([]byte, error) {
-	var found bool
-	var err error
-	m.old, found, err = m.cur.seek(key, m.old[:0])
+	bm, err := m.committed(key)
 	if err != nil {
 		return nil, err
 	}
-	if !found {
+	if bm == nil {
 		var ok bool
 		// The table copies the value: the buffer serves the next key.
 		if m.val, ok = encodeSortedOperand(m.val[:0], nums); ok {
 			return m.val, nil
 		}
-	}
-	bm := roaring.New()
-	if found {
-		if bm, err = decodeBitmap(m.old); err != nil {
-			return nil, fmt.Errorf("posting list %q: %w", key, err)
-		}
+		bm = roaring.New()
 	}
 	bm.AddMany(nums)
 	return encodeOperand(nil, bm, nil)
+}
+
+// postingBits is posting of the list bm, which it may change.
+func (m *tableMerge) postingBits(key []byte, bm *roaring.Bitmap) ([]byte, error) {
+	old, err := m.committed(key)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil {
+		bm.Or(old)
+	}
+	return encodeOperand(nil, bm, nil)
+}
+
+// committed returns the store's posting list at key, nil when it has
+// none; keys come in ascending order (joinCursor).
+func (m *tableMerge) committed(key []byte) (*roaring.Bitmap, error) {
+	var found bool
+	var err error
+	if m.old, found, err = m.cur.seek(key, m.old[:0]); err != nil || !found {
+		return nil, err
+	}
+	bm, err := decodeBitmap(m.old)
+	if err != nil {
+		return nil, fmt.Errorf("posting list %q: %w", key, err)
+	}
+	return bm, nil
 }
 
 func (m *tableMerge) add(key, value []byte) error {
@@ -1088,6 +1091,16 @@ func (m *tableMerge) add(key, value []byte) error {
 		m.t, m.tables = t, append(m.tables, path)
 	}
 	return m.t.set(key, value)
+}
+
+// newTableMerge returns the writer of range r's tables, with a cursor
+// over the store's index keys; the caller closes m.cur.it.
+func (l *Loader) newTableMerge(view *view, r int) (*tableMerge, error) {
+	it, err := view.snap.NewIter(&pebble.IterOptions{LowerBound: []byte{IndexPrefix}, UpperBound: []byte{IndexPrefix + 1}})
+	if err != nil {
+		return nil, err
+	}
+	return &tableMerge{l: l, cur: &joinCursor{it: it}, name: fmt.Sprintf("table-%d", r), index: r/257 == IndexPrefix}, nil
 }
 
 func (m *tableMerge) finish() ([]string, error) {

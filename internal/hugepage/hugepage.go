@@ -20,10 +20,11 @@ func Advise[T any](s []T) {
 	if n < 2*size {
 		return
 	}
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(s[:cap(s)])))
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[:cap(s)]))), n)
+	start := uintptr(unsafe.Pointer(&b[0]))
 	from := (start + size - 1) &^ (size - 1)
 	to := (start + n) &^ (size - 1)
 	if to > from {
-		advise(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s[:cap(s)])), from-start)), to-from))
+		advise(b[from-start : to-start])
 	}
 }
