@@ -12,7 +12,9 @@ import (
 // extracted is one document's postings as Extract finds them, before any
 // path has an id: the document's paths, in the order the walk reaches
 // them (a path met again after another is listed again), and entries of
-// uvarint(path index) fam uvarint(len value) value. Extract runs on many
+// uvarint(path index) fam uvarint(len value) value. Every listed path
+// exists in the document, so existence postings have no entries: the
+// shards add one per listed path. Extract runs on many
 // documents at once, outside the writer lock; AddExtracted then only
 // looks the paths up, and the shards append numbers.
 type extracted struct {
@@ -70,6 +72,9 @@ func (r *recorder) emit(p []byte, fam byte, value []byte) {
 	if n := len(r.ends); n == 0 || string(p) != string(r.paths[pathStart(r.ends, n-1):]) {
 		r.paths = append(r.paths, p...)
 		r.ends = append(r.ends, uint32(len(r.paths)))
+	}
+	if fam == famExists {
+		return // implied by the path's being listed
 	}
 	at := len(r.entries)
 	need := 2*binary.MaxVarintLen64 + 1 + len(value)
@@ -168,9 +173,14 @@ func (ix *Index) FlushRun(w *store.IndexWriter) error {
 	return nil
 }
 
-// count returns the number of postings x holds.
+// count returns the number of postings x holds: its entries and one
+// existence posting per distinct path.
 func (x *extracted) count() int {
-	n := 0
+	paths := map[string]bool{}
+	for i := range x.ends {
+		paths[string(x.path(i))] = true
+	}
+	n := len(paths)
 	for e := x.entries; len(e) > 0; n++ {
 		_, k := binary.Uvarint(e)
 		e = e[k+1:]

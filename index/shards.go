@@ -119,6 +119,18 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 	me := uint32(i)
 	set := sh.sets[i]
 	b.reset()
+	for _, id := range j.x.ids { // existence: one per listed path
+		if sh.owner(id) != me {
+			continue
+		}
+		b.key = appendPathKey(b.key[:0], famExists, id)
+		if slot, ok := pathSlot(id, famExists, nil); ok {
+			set.addAt(slot, b.key, j.num)
+			continue
+		}
+		b.keys = appendPathKey(b.keys, famExists, id)
+		b.ends = append(b.ends, uint32(len(b.keys)))
+	}
 	for e := j.x.entries; len(e) > 0; {
 		p, k := binary.Uvarint(e)
 		fam := e[k]
