@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/aqlstore/aqlstore/internal/jsonscan"
 )
 
 // run is the put path's canonicalizer: one pass over the input that
@@ -335,15 +337,6 @@ func (c *onePass) next(closing byte) (more, ok bool) {
 	return false, false
 }
 
-// plain marks the bytes a string may hold as they are in canonical form:
-// printable ASCII other than the quote and the backslash.
-var plain = func() (t [256]bool) {
-	for ch := ' '; ch < utf8.RuneSelf; ch++ {
-		t[ch] = ch != '"' && ch != '\\'
-	}
-	return t
-}()
-
 // string writes the string value at c.i in canonical form.
 func (c *onePass) string() bool {
 	_, _, ok := c.quoted()
@@ -377,9 +370,7 @@ func (c *onePass) quoted() (body []byte, escaped, ok bool) {
 	b, start := c.b, c.i
 	ascii := true
 	for j := start + 1; j < len(b); j++ {
-		for j < len(b) && plain[b[j]] {
-			j++
-		}
+		j = jsonscan.PlainEnd(b, j)
 		if j == len(b) {
 			break
 		}

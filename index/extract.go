@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/aqlstore/aqlstore/canon"
+	"github.com/aqlstore/aqlstore/internal/jsonscan"
 )
 
 // A posting is a (path, kind of entry, value) triple found in a document.
@@ -63,11 +64,11 @@ func (x *extractor) value(c []byte, i int) int {
 		x.path = x.path[:n]
 		return i
 	case '"':
-		end := stringEnd(c, i)
+		end, escaped := stringEnd(c, i)
 		if end < 0 {
 			return len(c)
 		}
-		x.str(c[i:end], x.path)
+		x.str(c[i:end], escaped, x.path)
 		return end
 	case 't':
 		x.emit(x.path, famEq, valueTrue)
@@ -95,11 +96,11 @@ func (x *extractor) object(c []byte, i, n int) int {
 		return i + 1
 	}
 	for i < len(c) && c[i] == '"' {
-		end := stringEnd(c, i)
+		end, escaped := stringEnd(c, i)
 		if end < 0 || end+1 >= len(c) || c[end] != ':' {
 			return len(c)
 		}
-		x.path = x.appendMemberSeg(x.path[:n], c[i:end])
+		x.path = x.appendMemberSeg(x.path[:n], c[i:end], escaped)
 		i = x.value(c, end+1)
 		if i >= len(c) || c[i] != ',' {
 			return min(i+1, len(c)) // past the }
@@ -133,37 +134,36 @@ func (x *extractor) array(c []byte, i, n int) int {
 func isDelim(b byte) bool { return b == ',' || b == '}' || b == ']' || b == ':' }
 
 // stringEnd returns the index past the quoted string at c[i], -1 when it
-// is not closed.
-func stringEnd(c []byte, i int) int {
-	for j := i + 1; j < len(c); j++ {
-		switch c[j] {
-		case '"':
-			return j + 1
-		case '\\':
-			j++
+// is not closed, and whether the string holds an escape.
+func stringEnd(c []byte, i int) (end int, escaped bool) {
+	for j := i + 1; ; j += 2 { // past an escape's backslash and the byte it escapes
+		j = jsonscan.QuoteEnd(c, j)
+		if j >= len(c) {
+			return -1, escaped
 		}
+		if c[j] == '"' {
+			return j + 1, escaped
+		}
+		escaped = true
 	}
-	return -1
 }
 
 // unquote returns the unescaped bytes of the quoted canonical string q:
 // q's own bytes unless it holds an escape, else x.name, valid until the
 // next call.
-func (x *extractor) unquote(q []byte) ([]byte, bool) {
-	body := q[1 : len(q)-1]
-	for _, b := range body {
-		if b == '\\' {
-			s, ok := canon.RawString(q)
-			x.name = append(x.name[:0], s...)
-			return x.name, ok
-		}
+func (x *extractor) unquote(q []byte, escaped bool) ([]byte, bool) {
+	if escaped {
+		s, ok := canon.RawString(q)
+		x.name = append(x.name[:0], s...)
+		return x.name, ok
 	}
-	return body, true
+	return q[1 : len(q)-1], true
 }
 
-// appendMemberSeg appends a member segment for the quoted canonical key.
-func (x *extractor) appendMemberSeg(p, key []byte) []byte {
-	name, _ := x.unquote(key)
+// appendMemberSeg appends a member segment for the quoted canonical key,
+// escaped when it holds an escape.
+func (x *extractor) appendMemberSeg(p, key []byte, escaped bool) []byte {
+	name, _ := x.unquote(key, escaped)
 	p = binary.AppendUvarint(append(p, 'k'), uint64(len(name)))
 	return append(p, name...)
 }
@@ -225,8 +225,8 @@ func (x *extractor) ranged(p []byte, k []byte) {
 // substring search in "2025-09-10T18:51:27Z" or "649.85" is rare); the
 // path's no-gram posting keeps trigram lookups conservative for them and
 // for strings too long for trigrams.
-func (x *extractor) str(q []byte, p []byte) {
-	s, ok := x.unquote(q)
+func (x *extractor) str(q []byte, escaped bool, p []byte) {
+	s, ok := x.unquote(q, escaped)
 	if !ok {
 		return
 	}
