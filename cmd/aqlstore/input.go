@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -346,10 +347,10 @@ func (l *lineReader) forget(off int64) {
 // with the same body, line and index, whenever the line holds one JSON
 // value.
 func readLines(r io.Reader, source string, fn func(*rawDoc) error) (int, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+	var lr blockLines
 	n, line := 0, 0
 	for {
-		b, err := br.ReadBytes('\n')
+		b, err := lr.next(r)
 		if err != nil && err != io.EOF {
 			return n, err
 		}
@@ -366,6 +367,54 @@ func readLines(r io.Reader, source string, fn func(*rawDoc) error) (int, error) 
 		}
 		if err == io.EOF {
 			return n, nil
+		}
+	}
+}
+
+// lineBlock is how many bytes blockLines allocates at a time.
+var lineBlock = 1 << 20
+
+// blockLines splits its input into lines that are slices of the blocks
+// it reads into, each block a new array: a line is handed over without a
+// copy or an allocation of its own (bufio's ReadBytes made both, 0.9 of
+// 79 CPU-s in a profile of putting 1,000,000 manifests), and stays valid
+// as long as it is referenced.
+type blockLines struct {
+	buf   []byte // the block: lines handed over, then buf[start:], read and not yet handed over
+	start int
+	from  int  // where the search for the next newline goes on, past bytes searched
+	eof   bool // the reader reported io.EOF
+}
+
+// next returns the next line with its newline, and io.EOF with the
+// last, which has none (and may be empty), as ReadBytes does.
+func (l *blockLines) next(r io.Reader) ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(l.buf[l.from:], '\n'); i >= 0 {
+			end := l.from + i + 1
+			b := l.buf[l.start:end:end]
+			l.start, l.from = end, end
+			return b, nil
+		}
+		if l.eof {
+			b := l.buf[l.start:len(l.buf):len(l.buf)]
+			l.start, l.from = len(l.buf), len(l.buf)
+			return b, io.EOF
+		}
+		l.from = len(l.buf)
+		if len(l.buf) == cap(l.buf) { // full: the unfinished line moves to a new block
+			rest := len(l.buf) - l.start
+			nb := make([]byte, rest, max(lineBlock, 2*rest))
+			copy(nb, l.buf[l.start:])
+			l.buf, l.from, l.start = nb, rest, 0
+		}
+		m, err := r.Read(l.buf[len(l.buf):cap(l.buf)])
+		l.buf = l.buf[:len(l.buf)+m]
+		switch {
+		case err == io.EOF:
+			l.eof = true
+		case err != nil:
+			return nil, err
 		}
 	}
 }

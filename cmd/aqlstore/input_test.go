@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aqlstore/aqlstore/internal/corpus"
 )
 
 func TestReadDocsLines(t *testing.T) {
@@ -118,5 +122,85 @@ func TestPutBadLineInLargeNDJSON(t *testing.T) {
 	code, out, _ := run(t, dir, "", "--json", "stats")
 	if code != 0 || !strings.Contains(out, `"documents":0`) || !strings.Contains(out, `"receipts":0`) {
 		t.Fatalf("bad input changed the store: %s", out)
+	}
+}
+
+// TestReadLinesAcrossBlocks reads inputs with readLines in blocks far
+// smaller than their lines, through a reader that returns a few bytes
+// per call: the same documents as readDocs, and every body intact after
+// later blocks were read (a line is a slice of its block, which must
+// not be written again).
+func TestReadLinesAcrossBlocks(t *testing.T) {
+	defer func(b int) { lineBlock = b }(lineBlock)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		var in strings.Builder
+		docs := rng.IntN(12)
+		for d := range docs {
+			in.WriteString(strings.Repeat("\n", rng.IntN(3)))
+			fmt.Fprintf(&in, "%s{\"n\":%d,\"s\":%q}%s", strings.Repeat(" ", rng.IntN(3)), d, strings.Repeat("x", rng.IntN(40)), strings.Repeat("\r", rng.IntN(2)))
+			if d < docs-1 || rng.IntN(2) == 0 { // the last line may have no newline
+				in.WriteString("\n")
+			}
+		}
+		text := in.String()
+		var want []string
+		if _, err := readDocs(strings.NewReader(text), "in", func(d *rawDoc) error {
+			want = append(want, fmt.Sprintf("%s %d %d", d.body, d.line, d.index))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		lineBlock = 1 + rng.IntN(16)
+		var bodies [][]byte
+		var got []string
+		_, err := readLines(&trickle{s: text, rng: rng}, "in", func(d *rawDoc) error {
+			bodies = append(bodies, d.body)
+			got = append(got, fmt.Sprintf("%s %d %d", d.body, d.line, d.index))
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("trial %d, %q: %v", trial, text, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("trial %d, block %d, %q:\nreadLines %v\nreadDocs  %v", trial, lineBlock, text, got, want)
+		}
+		for i, b := range bodies { // still what they were when handed over
+			if !strings.HasPrefix(got[i], string(b)+" ") {
+				t.Fatalf("trial %d: body %d changed to %q after later reads (%s)", trial, i, b, got[i])
+			}
+		}
+	}
+}
+
+// trickle is a reader of s that returns 1 to 5 bytes per Read.
+type trickle struct {
+	s   string
+	rng *rand.Rand
+}
+
+func (r *trickle) Read(p []byte) (int, error) {
+	if len(r.s) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 1+r.rng.IntN(5))], r.s)
+	r.s = r.s[n:]
+	return n, nil
+}
+
+// BenchmarkReadLines splits 10,000 generated manifests, one per line,
+// as put reads an NDJSON file.
+func BenchmarkReadLines(b *testing.B) {
+	var in bytes.Buffer
+	for i := range 10_000 {
+		body, _ := corpus.Document("manifest", 1, i, nil)
+		in.Write(body)
+		in.WriteByte('\n')
+	}
+	b.SetBytes(int64(in.Len()))
+	for b.Loop() {
+		if _, err := readLines(bytes.NewReader(in.Bytes()), "in", func(*rawDoc) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
