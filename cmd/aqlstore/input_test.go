@@ -173,6 +173,19 @@ func TestReadLinesAcrossBlocks(t *testing.T) {
 	}
 }
 
+// TestReadLinesGivesUpOnEmptyReads: a reader that returns nothing and
+// no error, forever, ends readLines with io.ErrNoProgress, not a hang.
+func TestReadLinesGivesUpOnEmptyReads(t *testing.T) {
+	_, err := readLines(emptyReader{}, "in", func(*rawDoc) error { return nil })
+	if !errors.Is(err, io.ErrNoProgress) {
+		t.Fatalf("readLines: %v, want io.ErrNoProgress", err)
+	}
+}
+
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
 // trickle is a reader of s that returns 1 to 5 bytes per Read.
 type trickle struct {
 	s   string
