@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -216,4 +217,50 @@ func BenchmarkReadLines(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzReadLines holds readLines, at any block size and any read sizes,
+// to a reference that splits the whole input with bufio's ReadBytes, as
+// readLines did before it read in blocks: the same documents, lines and
+// indexes, and the same refusal of an input that is not one object per
+// line.
+func FuzzReadLines(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\n\n  {\"b\":2}\r\n{\"c\":3}"), uint8(3), uint64(1))
+	f.Add([]byte("{\"a\":1}\n[1]\n"), uint8(1), uint64(2))
+	f.Add([]byte("\n\n\n"), uint8(0), uint64(3))
+	f.Fuzz(func(t *testing.T, in []byte, block uint8, seed uint64) {
+		reference := func() ([]string, error) {
+			var got []string
+			br := bufio.NewReader(bytes.NewReader(in))
+			n, line := 0, 0
+			for {
+				b, err := br.ReadBytes('\n')
+				line++
+				if body := trimBlank(b); len(body) > 0 {
+					if body[0] != '{' {
+						return got, errNotLines
+					}
+					got = append(got, fmt.Sprintf("%q %d %d", body, line, n))
+					n++
+				}
+				if err != nil {
+					return got, nil
+				}
+			}
+		}
+		want, wantErr := reference()
+		defer func(b int) { lineBlock = b }(lineBlock)
+		lineBlock = 1 + int(block)
+		var got []string
+		_, err := readLines(&trickle{s: string(in), rng: rand.New(rand.NewPCG(seed, 0))}, "in", func(d *rawDoc) error {
+			got = append(got, fmt.Sprintf("%q %d %d", d.body, d.line, d.index))
+			return nil
+		})
+		if !errors.Is(err, wantErr) && !(err == nil && wantErr == nil) {
+			t.Fatalf("readLines: %v, want %v", err, wantErr)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("readLines %v\nReadBytes %v", got, want)
+		}
+	})
 }
