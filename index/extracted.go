@@ -228,14 +228,15 @@ func (ix *Index) StartLoad() {
 // Derive implements store.IndexDeriver: the keys of the buckets of the
 // value of range key key (path id, then the type and sortable value),
 // as extraction writes them for the value (extractor.ranged).
-func (ix *Index) Derive(key []byte, fn func(derived []byte)) {
+func (ix *Index) Derive(key, buf []byte, fn func(derived []byte)) []byte {
 	const head = 2 + 4 // prefix, family, path id
 	if len(key) < head+1 || key[0] != store.IndexPrefix || key[1] != famRange {
-		return
+		return buf
 	}
-	var buf [96]byte
 	k := key[head:]
 	for level, n := range bucketLevels(k[0]) {
-		fn(appendBucket(append(appendFamily(buf[:0], famBucket), key[2:head]...), k, level, n))
+		buf = appendBucket(append(appendFamily(buf[:0], famBucket), key[2:head]...), k, level, n)
+		fn(buf)
 	}
+	return buf
 }

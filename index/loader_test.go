@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/aqlstore/aqlstore/store"
@@ -350,5 +351,30 @@ func TestPutAfterLoadIndexesBuckets(t *testing.T) {
 	}
 	if rep, err := Check(ctx, s); err != nil || !rep.OK() {
 		t.Fatalf("index check: %+v %v", rep, err)
+	}
+}
+
+// TestDeriveReusesItsBuffer: the merge derives the buckets of every range
+// posting key of a load, millions of them; the derived keys are those
+// extraction writes, and building them allocates nothing once the
+// caller's buffer has grown.
+func TestDeriveReusesItsBuffer(t *testing.T) {
+	ix := New()
+	v, err := AppendNumberKey([]byte{typeNumber}, "649.85")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := append(appendPathKey(nil, famRange, 7), v...)
+	var want []string
+	for level, n := range bucketLevels(typeNumber) {
+		want = append(want, string(appendBucket(appendPathKey(nil, famBucket, 7), v, level, n)))
+	}
+	var got []string
+	buf := ix.Derive(key, nil, func(d []byte) { got = append(got, string(d)) })
+	if !slices.Equal(got, want) {
+		t.Fatalf("Derive: %q, want %q", got, want)
+	}
+	if n := testing.AllocsPerRun(100, func() { buf = ix.Derive(key, buf, func([]byte) {}) }); n != 0 {
+		t.Errorf("Derive allocated %v times per call with a grown buffer", n)
 	}
 }

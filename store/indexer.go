@@ -324,6 +324,8 @@ type IndexDeriver interface {
 	StartLoad()
 	// Derive calls fn with each key derived from key, a posting key of
 	// the family derived from; a document in key's list is in each
-	// derived list. fn must not keep the slice.
-	Derive(key []byte, fn func(derived []byte))
+	// derived list. The keys are built in buf, the caller's scratch,
+	// which Derive returns (grown, if it had to) for the next call; fn
+	// must not keep them.
+	Derive(key, buf []byte, fn func(derived []byte)) []byte
 }

@@ -902,6 +902,7 @@ type derivedSet struct {
 	next   int          // where the next list found in the map goes in recent
 	nums   []uint32     // the list being derived from, for fn
 	fn     func([]byte) // adds nums to the derived list of a key
+	buf    []byte       // the deriver's scratch for the derived keys
 }
 
 type derivedList struct {
@@ -918,7 +919,7 @@ func newDerivedSet() *derivedSet {
 // add adds nums, the list at key, to the lists derived from key.
 func (d *derivedSet) add(by IndexDeriver, key []byte, nums []uint32) {
 	d.nums = nums
-	by.Derive(key, d.fn)
+	d.buf = by.Derive(key, d.buf, d.fn)
 	d.nums = nil
 }
 
