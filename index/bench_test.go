@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -203,4 +204,21 @@ func BenchmarkAddExtracted(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(postings), "ns/posting")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// count returns the number of postings x holds: its entries and one
+// existence posting per distinct path.
+func (x *extracted) count() int {
+	paths := map[string]bool{}
+	for i := range x.ends {
+		paths[string(x.path(i))] = true
+	}
+	n := len(paths)
+	for e := x.entries; len(e) > 0; n++ {
+		_, k := binary.Uvarint(e)
+		e = e[k+1:]
+		l, k := binary.Uvarint(e)
+		e = e[k+int(l):]
+	}
+	return n
 }

@@ -200,12 +200,11 @@ func (x *extractor) decimal(p []byte, text []byte) {
 // are kept for those paths only.
 func (x *extractor) ranged(p []byte, k []byte) {
 	x.emit(p, famRange, k)
-	for level, n := range bucketLevels(k[0]) {
-		if x.noBuckets {
-			break
+	if !x.noBuckets {
+		for level, n := range bucketLevels(k[0]) {
+			x.bucket = appendBucket(x.bucket[:0], k, level, n)
+			x.emit(p, famBucket, x.bucket)
 		}
-		x.bucket = appendBucket(x.bucket[:0], k, level, n)
-		x.emit(p, famBucket, x.bucket)
 	}
 	before := 0
 	if x.arrays > 0 {

@@ -173,23 +173,6 @@ func (ix *Index) FlushRun(w *store.IndexWriter) error {
 	return nil
 }
 
-// count returns the number of postings x holds: its entries and one
-// existence posting per distinct path.
-func (x *extracted) count() int {
-	paths := map[string]bool{}
-	for i := range x.ends {
-		paths[string(x.path(i))] = true
-	}
-	n := len(paths)
-	for e := x.entries; len(e) > 0; n++ {
-		_, k := binary.Uvarint(e)
-		e = e[k+1:]
-		l, k := binary.Uvarint(e)
-		e = e[k+int(l):]
-	}
-	return n
-}
-
 // flushAdds writes the added postings: the writer's (kind, owner, every
 // document, and Add's), then the shards', once they are done.
 func (ix *Index) flushAdds(w *store.IndexWriter) error {

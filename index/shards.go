@@ -120,16 +120,9 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 	set := sh.sets[i]
 	b.reset()
 	for _, id := range j.x.ids { // existence: one per listed path
-		if sh.owner(id) != me {
-			continue
+		if sh.owner(id) == me {
+			b.add(set, famExists, id, nil, j.num)
 		}
-		b.key = appendPathKey(b.key[:0], famExists, id)
-		if slot, ok := pathSlot(id, famExists, nil); ok {
-			set.addAt(slot, b.key, j.num)
-			continue
-		}
-		b.keys = appendPathKey(b.keys, famExists, id)
-		b.ends = append(b.ends, uint32(len(b.keys)))
 	}
 	for e := j.x.entries; len(e) > 0; {
 		p, k := binary.Uvarint(e)
@@ -145,13 +138,7 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 		if sh.owner(id) != me {
 			continue
 		}
-		if slot, ok := pathSlot(id, fam, value); ok {
-			b.key = append(appendPathKey(b.key[:0], fam, id), value...)
-			set.addAt(slot, b.key, j.num)
-			continue
-		}
-		b.keys = append(appendPathKey(b.keys, fam, id), value...)
-		b.ends = append(b.ends, uint32(len(b.keys)))
+		b.add(set, fam, id, value, j.num)
 		if fam == famRange && j.x.noBuckets && sh.skip != famBucket && len(value) > 0 {
 			// Extracted during a load, added after it: the buckets the
 			// extraction left out.
@@ -162,6 +149,19 @@ func (sh *shards) addTo(i int, j shardJob, b *keyBatch) {
 		}
 	}
 	set.addAll(b, j.num)
+}
+
+// add adds the key of family fam and value under path id for num: at
+// once by its path slot when it has one (pathSlot), else into b, which
+// set.addAll adds.
+func (b *keyBatch) add(set *postingSet, fam byte, id uint32, value []byte, num uint32) {
+	if slot, ok := pathSlot(id, fam, value); ok {
+		b.key = append(appendPathKey(b.key[:0], fam, id), value...)
+		set.addAt(slot, b.key, num)
+		return
+	}
+	b.keys = append(appendPathKey(b.keys, fam, id), value...)
+	b.ends = append(b.ends, uint32(len(b.keys)))
 }
 
 // reset empties the sets; the caller has waited.
