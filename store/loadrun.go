@@ -897,8 +897,8 @@ func (l *Loader) mergeRange(view *view, r int, last []runEnt, d *derivedSet) ([]
 // mostly derive the same keys: the last few are looked up before the
 // map.
 type derivedSet struct {
-	lists  map[string]*roaring.Bitmap
-	recent [4]derivedList
+	lists  map[string]*derivedList
+	recent [4]*derivedList
 	next   int          // where the next list found in the map goes in recent
 	nums   []uint32     // the list being derived from, for fn
 	fn     func([]byte) // adds nums to the derived list of a key
@@ -911,7 +911,7 @@ type derivedList struct {
 }
 
 func newDerivedSet() *derivedSet {
-	d := &derivedSet{lists: map[string]*roaring.Bitmap{}}
+	d := &derivedSet{lists: map[string]*derivedList{}}
 	d.fn = func(key []byte) { d.list(key).AddMany(d.nums) }
 	return d
 }
@@ -925,19 +925,19 @@ func (d *derivedSet) add(by IndexDeriver, key []byte, nums []uint32) {
 
 // list returns the derived list of key, empty at first.
 func (d *derivedSet) list(key []byte) *roaring.Bitmap {
-	for i := range d.recent {
-		if r := &d.recent[i]; r.bm != nil && r.key == string(key) {
+	for _, r := range d.recent {
+		if r != nil && r.key == string(key) {
 			return r.bm
 		}
 	}
-	bm, ok := d.lists[string(key)]
+	l, ok := d.lists[string(key)]
 	if !ok {
-		bm = roaring.New()
-		d.lists[string(key)] = bm
+		l = &derivedList{string(key), roaring.New()} // the key's one copy, shared by the map and recent
+		d.lists[l.key] = l
 	}
-	d.recent[d.next] = derivedList{string(key), bm}
+	d.recent[d.next] = l
 	d.next = (d.next + 1) % len(d.recent)
-	return bm
+	return l.bm
 }
 
 // writeDerived writes the lists of d, the keys of range r, into tables,
@@ -956,7 +956,7 @@ func (l *Loader) writeDerived(view *view, r int, d *derivedSet) ([]string, error
 		if rangeOf(key) != r {
 			return m.tables, fmt.Errorf("%w: derived key %q outside its family", ErrCorrupt, key)
 		}
-		value, err := m.postingBits(key, d.lists[k])
+		value, err := m.postingBits(key, d.lists[k].bm)
 		if err != nil {
 			return m.tables, err
 		}
